@@ -1,0 +1,1 @@
+"""Tooling that materializes framework checkouts and applies the runguard patch series to them."""

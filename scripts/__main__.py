@@ -1,0 +1,7 @@
+"""Entry point of ``python -m scripts``."""
+
+import sys
+
+from scripts.cli import main
+
+sys.exit(main())

@@ -1,0 +1,70 @@
+"""Command line: ``python -m scripts apply (--base V | --checkout PATH)``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from scripts.apply import PatchedCheckout, apply_to_checkout, default_branch_name, patched_copy
+from scripts.base import materialize_base
+from scripts.checkout import open_checkout
+from scripts.engine import SeriesConflict
+from scripts.errors import RunguardError
+from scripts.locations import patches_dir
+from scripts.report import format_table
+from scripts.series import read_series
+
+
+def prepare_base(version: str) -> tuple[Path, PatchedCheckout]:
+    """Materialize base ``version`` and the cached copy with the series applied; print the outcome table."""
+    series = read_series(patches_dir())
+    base = materialize_base(version)
+    patched = patched_copy(base, version, series)
+    print(format_table(f"agent-framework-core {version}", patched.results))
+    return base, patched
+
+
+def _apply(arguments: argparse.Namespace) -> None:
+    if arguments.base:
+        base, patched = prepare_base(arguments.base)
+        print(f"base checkout:    {base}")
+        print(f"patched checkout: {patched.path}")
+        return
+    checkout = open_checkout(Path(arguments.checkout))
+    series = read_series(patches_dir())
+    branch = arguments.branch or default_branch_name(series)
+    results = apply_to_checkout(checkout, series, branch)
+    print(format_table(str(checkout.root), results))
+    print(f"created branch {branch} in {checkout.root}; your branch, index, working tree and stash are unchanged")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m scripts``."""
+    parser = argparse.ArgumentParser(prog="runguard", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    apply = commands.add_parser("apply", help="apply the patch series to a released base or to your checkout")
+    target = apply.add_mutually_exclusive_group(required=True)
+    target.add_argument("--base", metavar="VERSION", help="a released agent-framework-core version")
+    target.add_argument("--checkout", metavar="PATH", help="a git clone of microsoft/agent-framework")
+    apply.add_argument("--branch", help="name of the branch to create (--checkout only)")
+    apply.set_defaults(run=_apply)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a command; failures print one ``runguard: error:`` line and return non-zero."""
+    arguments = build_parser().parse_args(argv)
+    try:
+        arguments.run(arguments)
+    except SeriesConflict as conflict:
+        print(format_table("series", conflict.results))
+        print(f"runguard: error: {conflict}; nothing was changed", file=sys.stderr)
+        return 1
+    except RunguardError as error:
+        print(f"runguard: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("runguard: error: interrupted; nothing was changed", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,77 @@
+"""Patch metadata from the mbox itself: subject, trailers, upstream status and upstream detectors."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.errors import RunguardError
+from scripts.git import git_output
+
+UPSTREAM_STATUS = re.compile(r"not forwarded|forwarded \S+|applied upstream in \S+")
+
+
+@dataclass(frozen=True)
+class Detector:
+    """``Upstream-Detect: <path> <fixed string>``: upstream has the fix when ``path`` contains ``text``."""
+
+    path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PatchInfo:
+    """What a patch says about itself."""
+
+    path: Path
+    subject: str
+    trailers: tuple[tuple[str, str], ...]
+
+    def values(self, key: str) -> list[str]:
+        """The values of every trailer named ``key`` (case-insensitive)."""
+        return [value for name, value in self.trailers if name.lower() == key.lower()]
+
+    @property
+    def upstream_status(self) -> str:
+        """The ``Upstream-Status`` trailer value."""
+        return self.values("Upstream-Status")[0]
+
+    @property
+    def detectors(self) -> list[Detector]:
+        """The ``Upstream-Detect`` trailers."""
+        return [Detector(*value.split(" ", 1)) for value in self.values("Upstream-Detect")]
+
+
+def read_patch_info(patch: Path) -> PatchInfo:
+    """Parse ``patch`` with ``git mailinfo`` and ``git interpret-trailers --parse``; check its trailers."""
+    with tempfile.TemporaryDirectory(prefix="runguard-mailinfo-") as scratch:
+        work = Path(scratch)
+        headers = git_output("mailinfo", "msg", "diff", cwd=work, stdin=patch.read_text())
+        body = (work / "msg").read_text()
+        trailer_lines = git_output("interpret-trailers", "--parse", cwd=work, stdin=body)
+    subject = next((line[len("Subject: ") :] for line in headers.splitlines() if line.startswith("Subject: ")), "")
+    if not subject:
+        raise RunguardError(f"{patch.name}: no Subject header; is it a git format-patch mbox?")
+    trailers = tuple(_split_trailer(line) for line in trailer_lines.splitlines() if line)
+    info = PatchInfo(patch, subject, trailers)
+    _check_trailers(info)
+    return info
+
+
+def _split_trailer(line: str) -> tuple[str, str]:
+    name, _, value = line.partition(":")
+    return name.strip(), value.strip()
+
+
+def _check_trailers(info: PatchInfo) -> None:
+    statuses = info.values("Upstream-Status")
+    if len(statuses) != 1 or not UPSTREAM_STATUS.fullmatch(statuses[0]):
+        raise RunguardError(
+            f"{info.path.name}: needs one 'Upstream-Status: not forwarded | forwarded <URL> |"
+            " applied upstream in <VERSION>' trailer"
+        )
+    for value in info.values("Upstream-Detect"):
+        if len(value.split(" ", 1)) != 2:
+            raise RunguardError(f"{info.path.name}: 'Upstream-Detect: {value}' needs a path and a fixed string")
