@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Bootstrap: create ``.venv-tools`` with the pinned nox and uv from ``pins.txt``, then run nox with the given args.
+
+Usage: ``python3 run.py`` (validate the series on every base) or ``python3 run.py -s tests`` (the test suite).
+Needs only Python >= 3.10 and git.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+TOOLS = ROOT / ".venv-tools"
+PINS = ROOT / "pins.txt"
+STAMP = TOOLS / "pins.sha256"
+
+
+def tools_python() -> Path:
+    """The interpreter of the tools venv."""
+    return TOOLS / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_tools() -> None:
+    """(Re)create the tools venv when it is missing or ``pins.txt`` changed since it was made."""
+    wanted = hashlib.sha256(PINS.read_bytes()).hexdigest()
+    if tools_python().exists() and STAMP.is_file() and STAMP.read_text() == wanted:
+        return
+    print("run.py: installing the pinned nox and uv into .venv-tools", file=sys.stderr)
+    venv.EnvBuilder(clear=True, with_pip=True).create(TOOLS)
+    pip = [str(tools_python()), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, "nox", "uv", "-c", str(PINS)], check=True)
+    STAMP.write_text(wanted)
+
+
+def main() -> int:
+    """Run nox from the tools venv, passing all arguments through."""
+    if sys.version_info < (3, 10):
+        sys.exit("run.py: error: Python 3.10 or newer is needed")
+    ensure_tools()
+    os.chdir(ROOT)
+    command = [str(tools_python()), "-m", "nox", *sys.argv[1:]]
+    if os.name == "nt":
+        return subprocess.run(command, check=False).returncode
+    os.execv(command[0], command)  # nox takes this process over, so Ctrl-C reaches it directly
+
+
+if __name__ == "__main__":
+    sys.exit(main())
