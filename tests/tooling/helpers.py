@@ -1,0 +1,110 @@
+"""Synthetic agent-framework-like repos and patch series, and a runner for ``python -m scripts``."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RUNNER_FILE = "python/packages/core/agent_framework/_workflows/_runner.py"
+RUNNER_LINES = [f"line {number}" for number in range(1, 31)]
+TIMEOUT_SECONDS = 60
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` with a fixed identity; return its stripped output."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env |= {"GIT_COMMITTER_EMAIL": "t@t", "GIT_AUTHOR_DATE": "2001-01-01T00:00:00Z"}
+    result = subprocess.run(
+        ["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True, timeout=TIMEOUT_SECONDS
+    )
+    return result.stdout.strip()
+
+
+def write_lines(repo: Path, relative: str, lines: list[str]) -> None:
+    """Write ``lines`` to ``repo/relative``, creating directories."""
+    path = repo / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def commit_all(repo: Path, message: str) -> str:
+    """Commit every change in ``repo``; return the new commit id."""
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "--message", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def make_framework_repo(path: Path) -> Path:
+    """A git repo laid out like microsoft/agent-framework, with one commit on ``main``."""
+    git(path.parent, "init", "--quiet", "--initial-branch=main", str(path))
+    write_lines(path, RUNNER_FILE, RUNNER_LINES)
+    write_lines(path, "python/packages/core/agent_framework/__init__.py", ["# core"])
+    commit_all(path, "Initial framework")
+    return path
+
+
+@dataclass
+class SeriesBuilder:
+    """Writes ``git format-patch`` mbox patches made from commits on a scratch clone of a framework repo."""
+
+    source: Path
+    patches: Path
+    scratch: Path
+
+    def add(self, slug: str, lines: list[str], trailers: str = "Upstream-Status: not forwarded") -> Path:
+        """Record a patch that sets ``RUNNER_FILE`` to ``lines``, relative to the source repo's HEAD."""
+        if not self.scratch.exists():
+            git(self.source.parent, "clone", "--quiet", str(self.source), str(self.scratch))
+        write_lines(self.scratch, RUNNER_FILE, lines)
+        git(self.scratch, "commit", "--quiet", "--all", "--message", f"Python: {slug}\n\nWhy it changes.\n\n{trailers}")
+        number = len(self.names()) + 1
+        name = f"{number:04d}-{slug}.patch"
+        (self.patches / name).write_text(git(self.scratch, "format-patch", "-1", "--stdout", "HEAD") + "\n")
+        with (self.patches / "series").open("a") as series:
+            series.write(name + "\n")
+        return self.patches / name
+
+    def names(self) -> list[str]:
+        """The patch names listed in the series so far."""
+        lines = (self.patches / "series").read_text().splitlines()
+        return [line for line in lines if line and not line.startswith("#")]
+
+
+def run_cli(*args: str, env: dict[str, str], path_prefix: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m scripts`` from this repo with ``env`` added; PATH may get a prefix (a fake git)."""
+    full_env = {**os.environ, **env}
+    if path_prefix is not None:
+        full_env["PATH"] = f"{path_prefix}{os.pathsep}{full_env['PATH']}"
+    return subprocess.run(
+        [sys.executable, "-m", "scripts", *args],
+        cwd=REPO_ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=TIMEOUT_SECONDS,
+    )
+
+
+def checkout_state(repo: Path) -> dict[str, object]:
+    """Everything a user would notice: status, HEAD, branches, stash, worktrees, index and file hashes."""
+    files = {
+        str(path.relative_to(repo)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(repo.rglob("*"))
+        if path.is_file() and ".git" not in path.relative_to(repo).parts
+    }
+    return {
+        "status": git(repo, "status", "--porcelain", "--untracked-files=all"),
+        "head": git(repo, "rev-parse", "HEAD"),
+        "symbolic": subprocess.run(["git", "symbolic-ref", "-q", "HEAD"], cwd=repo, capture_output=True, text=True).stdout,
+        "branches": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
+        "stash": git(repo, "stash", "list"),
+        "worktrees": git(repo, "worktree", "list", "--porcelain"),
+        "index": git(repo, "ls-files", "--stage"),
+        "files": files,
+    }
