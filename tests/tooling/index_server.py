@@ -1,0 +1,86 @@
+"""A PEP 691 package index on loopback that serves synthetic agent-framework-core sdists."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SDIST_FILES = {
+    "pyproject.toml": '[project]\nname = "agent-framework-core"\nversion = "{version}"\n',
+    "README.md": "# synthetic core {version}\n",
+    "LICENSE": "MIT\n",
+    "PKG-INFO": "Metadata-Version: 2.1\n",
+    "agent_framework/__init__.py": '__version__ = "{version}"\n',
+    "agent_framework/_workflows/_runner.py": "line 1\nline 2\n",
+}
+
+
+def make_sdist(version: str) -> bytes:
+    """A small sdist with the layout of agent-framework-core's."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, template in SDIST_FILES.items():
+            data = template.format(version=version).encode()
+            info = tarfile.TarInfo(f"agent_framework_core-{version}/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+class Index:
+    """What the server offers: sdists by version, and how many downloads it served."""
+
+    def __init__(self, versions: list[str]) -> None:
+        self.sdists = {f"agent_framework_core-{v}.tar.gz": make_sdist(v) for v in versions}
+        self.recorded_hashes = {name: hashlib.sha256(data).hexdigest() for name, data in self.sdists.items()}
+        self.downloads = 0
+        self.url = ""
+
+    def listing(self) -> bytes:
+        files = [
+            {"filename": name, "url": f"{self.url}/files/{name}", "hashes": {"sha256": self.recorded_hashes[name]}}
+            for name in self.sdists
+        ]
+        return json.dumps({"name": "agent-framework-core", "files": files}).encode()
+
+
+@contextmanager
+def serve_index(index: Index) -> Iterator[Index]:
+    """Serve ``index`` on 127.0.0.1 for the duration of the block."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            name = self.path.rsplit("/", 1)[-1]
+            if self.path == "/simple/agent-framework-core/":
+                self._send(index.listing())
+            elif self.path.startswith("/files/") and name in index.sdists:
+                index.downloads += 1
+                self._send(index.sdists[name])
+            else:
+                self.send_error(404)
+
+        def _send(self, body: bytes) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            """Keep test output quiet."""
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    index.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield index
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

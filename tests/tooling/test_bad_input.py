@@ -1,0 +1,65 @@
+"""Bad input: each gives one ``runguard: error:`` line, a non-zero exit, and leaves the checkout as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder, checkout_state, commit_all, git, run_cli, write_lines
+from tests.tooling.index_server import Index, serve_index
+
+
+def assert_one_line_error(code: int, stderr: str, message: str) -> None:
+    assert code == 1
+    assert stderr == f"runguard: error: {message}\n"
+
+
+def test_not_a_git_repo(tmp_path: Path, env: dict[str, str]) -> None:
+    plain = tmp_path / "plain"
+    (plain / "python" / "packages" / "core" / "agent_framework").mkdir(parents=True)
+    result = run_cli("apply", "--checkout", str(plain), env={**env, "GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    assert_one_line_error(result.returncode, result.stderr, f"{plain} is not a git repository")
+    assert sorted(p.name for p in plain.rglob("*")) == ["agent_framework", "core", "packages", "python"]
+
+
+def test_not_a_directory(tmp_path: Path, env: dict[str, str]) -> None:
+    result = run_cli("apply", "--checkout", str(tmp_path / "nowhere"), env=env)
+    assert_one_line_error(result.returncode, result.stderr, f"{tmp_path / 'nowhere'} is not a directory")
+
+
+def test_git_repo_that_is_not_agent_framework(tmp_path: Path, env: dict[str, str]) -> None:
+    other = tmp_path / "other"
+    git(tmp_path, "init", "--quiet", str(other))
+    write_lines(other, "README.md", ["something else"])
+    commit_all(other, "Another project")
+    before = checkout_state(other)
+    result = run_cli("apply", "--checkout", str(other), env=env)
+    message = f"{other} is not an agent-framework checkout (no python/packages/core/agent_framework)"
+    assert_one_line_error(result.returncode, result.stderr, message)
+    assert checkout_state(other) == before
+
+
+def test_series_listing_a_missing_file(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
+    series.add("fix", [*RUNNER_LINES[:9], "fixed 10", *RUNNER_LINES[10:]])
+    with (series.patches / "series").open("a") as listing:
+        listing.write("0002-gone.patch\n")
+    before = checkout_state(framework)
+    result = run_cli("apply", "--checkout", str(framework), env=env)
+    message = f"series lists 0002-gone.patch, which does not exist in {series.patches}"
+    assert_one_line_error(result.returncode, result.stderr, message)
+    assert checkout_state(framework) == before
+
+
+def test_base_not_on_pypi(env: dict[str, str]) -> None:
+    with serve_index(Index(["9.9.9"])) as index:
+        result = run_cli("apply", "--base", "0.0.404", env={**env, "RUNGUARD_INDEX_URL": f"{index.url}/simple"})
+    message = f"agent-framework-core 0.0.404 is not on PyPI (no agent_framework_core-0.0.404.tar.gz on {index.url}"
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"runguard: error: {message}")
+    assert result.stderr.count("\n") == 1
+
+
+def test_unreachable_index(env: dict[str, str]) -> None:
+    result = run_cli("apply", "--base", "1.0.0", env={**env, "RUNGUARD_INDEX_URL": "http://127.0.0.1:9/simple"})
+    assert result.returncode == 1
+    assert result.stderr.startswith("runguard: error: cannot read the package index http://127.0.0.1:9/simple/")
+    assert result.stderr.count("\n") == 1

@@ -1,0 +1,66 @@
+"""Materializing a released base from an sdist: layout, tag, reproducibility, offline reuse, corruption."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scripts.base import ROOT_SETTINGS, materialize_base
+from scripts.errors import RunguardError
+from scripts.pypi import fetch_sdist
+from tests.tooling.helpers import git
+from tests.tooling.index_server import Index, serve_index
+
+VERSION = "9.9.9"
+
+
+@pytest.fixture
+def index(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Index]:
+    with serve_index(Index([VERSION])) as served:
+        monkeypatch.setenv("RUNGUARD_INDEX_URL", f"{served.url}/simple")
+        yield served
+
+
+def test_layout_tag_and_settings(index: Index) -> None:
+    base = materialize_base(VERSION)
+    core = base / "python" / "packages" / "core"
+    assert sorted(path.name for path in core.iterdir()) == ["LICENSE", "README.md", "agent_framework", "pyproject.toml"]
+    assert (base / "python" / "pyproject.toml").read_text() == ROOT_SETTINGS.read_text()
+    assert git(base, "tag") == f"python-{VERSION}"
+    assert git(base, "rev-list", "--count", "HEAD") == "1"
+    assert git(base, "status", "--porcelain") == ""
+
+
+def test_commit_is_reproducible(index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = git(materialize_base(VERSION), "rev-parse", "HEAD")
+    monkeypatch.setenv("RUNGUARD_CACHE", str(tmp_path / "other-cache"))
+    assert git(materialize_base(VERSION), "rev-parse", "HEAD") == first
+
+
+def test_works_offline_after_the_first_download(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = materialize_base(VERSION)
+    monkeypatch.setenv("RUNGUARD_INDEX_URL", "http://127.0.0.1:9/unreachable")
+    assert materialize_base(VERSION) == base
+    assert index.downloads == 1
+
+
+def test_corrupt_cached_sdist_is_downloaded_again(index: Index) -> None:
+    sdist = fetch_sdist(VERSION)
+    sdist.write_bytes(b"corrupt")
+    assert fetch_sdist(VERSION).read_bytes() == index.sdists[f"agent_framework_core-{VERSION}.tar.gz"]
+    assert index.downloads == 2
+
+
+def test_damaged_base_is_rebuilt(index: Index) -> None:
+    base = materialize_base(VERSION)
+    (base / "python" / "packages" / "core" / "README.md").write_text("edited by someone\n")
+    assert materialize_base(VERSION) == base
+    assert git(base, "status", "--porcelain") == ""
+
+
+def test_hash_mismatch_is_an_error(index: Index) -> None:
+    index.recorded_hashes[f"agent_framework_core-{VERSION}.tar.gz"] = "0" * 64
+    with pytest.raises(RunguardError, match="but the index records 0000"):
+        fetch_sdist(VERSION)

@@ -1,0 +1,51 @@
+"""The patched copy in the cache: rebuilt exactly when the series or the source changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scripts.apply import patched_copy
+from scripts.engine import Outcome, SeriesConflict
+from scripts.series import read_series
+from tests.tooling.helpers import RUNNER_FILE, RUNNER_LINES, SeriesBuilder, commit_all, git, write_lines
+
+FIXED = [*RUNNER_LINES[:9], "fixed 10", *RUNNER_LINES[10:]]
+ADDED_TEST = "python/packages/core/tests/workflow/test_ownership.py"
+
+
+def add_test_patch(series: SeriesBuilder) -> None:
+    series.add("fix", FIXED)
+    write_lines(series.scratch, ADDED_TEST, ["def test_owner() -> None:", "    assert True"])
+    git(series.scratch, "add", ADDED_TEST)
+    git(series.scratch, "commit", "--quiet", "--amend", "--no-edit")
+    (series.patches / "0001-fix.patch").write_text(git(series.scratch, "format-patch", "-1", "--stdout") + "\n")
+
+
+def test_added_tests_and_touched_files(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
+    add_test_patch(series)
+    patched = patched_copy(framework, "synthetic", read_series(series.patches))
+    assert [result.outcome for result in patched.results] == [Outcome.CLEAN]
+    assert patched.added_tests() == ["tests/workflow/test_ownership.py"]
+    assert patched.touched_python_files() == [RUNNER_FILE, ADDED_TEST]
+    assert git(patched.path, "status", "--porcelain") == ""
+
+
+def test_reused_until_the_series_changes(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
+    series.add("fix", FIXED)
+    first = patched_copy(framework, "synthetic", read_series(series.patches))
+    assert patched_copy(framework, "synthetic", read_series(series.patches)) == first
+    series.add("more", [*FIXED[:19], "fixed 20", *FIXED[20:]])
+    second = patched_copy(framework, "synthetic", read_series(series.patches))
+    assert second.path != first.path
+    assert len(second.results) == 2
+
+
+def test_conflict_leaves_no_copy(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
+    series.add("fix", FIXED)
+    write_lines(framework, RUNNER_FILE, [*RUNNER_LINES[:9], "upstream 10", *RUNNER_LINES[10:]])
+    commit_all(framework, "Upstream edits the same line")
+    with pytest.raises(SeriesConflict):
+        patched_copy(framework, "synthetic", read_series(series.patches))
+    assert list((Path(env["RUNGUARD_CACHE"]) / "patched").iterdir()) == []
