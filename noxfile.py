@@ -10,7 +10,7 @@ import argparse
 import shutil
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -53,7 +53,7 @@ def _options(session: nox.Session) -> argparse.Namespace:
 
 
 @contextmanager
-def _reported(session: nox.Session) -> Iterator[None]:
+def _reported(session: nox.Session) -> Generator[None, None, None]:
     """Turn a RunguardError into a failed session with the one-line message."""
     try:
         yield
@@ -85,8 +85,11 @@ def _install_core(session: nox.Session, repo: Path) -> None:
 
 
 def _test_root(session: nox.Session, tests_repo: Path, name: str) -> Path:
-    """A copy of a checkout's core ``pyproject.toml`` and ``tests/``, so pytest uses upstream's configuration
-    but imports the installed package and writes nothing into the cached checkout."""
+    """A copy of a checkout's core ``pyproject.toml`` and ``tests/`` to run pytest in.
+
+    pytest then uses upstream's configuration (asyncio_mode=auto, timeout) as if run from ``python/packages/core``,
+    but imports the installed package rather than the source next to the tests, and writes nothing into the cache.
+    """
     root = Path(session.create_tmp()) / name
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
@@ -225,4 +228,5 @@ def typecheck(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the documentation site with warnings as errors."""
     _install(session, "mkdocs", "mkdocs-material")
-    session.run("mkdocs", "build", "--strict", "--site-dir", str(Path(session.create_tmp()) / "site"))
+    site = str(Path(session.create_tmp()) / "site")
+    session.run("mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"})

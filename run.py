@@ -39,14 +39,12 @@ def ensure_tools() -> None:
 
 def main() -> int:
     """Run nox from the tools venv, passing all arguments through."""
-    if sys.version_info < (3, 10):
-        sys.exit("run.py: error: Python 3.10 or newer is needed")
     ensure_tools()
     os.chdir(ROOT)
     command = [str(tools_python()), "-m", "nox", *sys.argv[1:]]
-    if os.name == "nt":
-        return subprocess.run(command, check=False).returncode
-    os.execv(command[0], command)  # nox takes this process over, so Ctrl-C reaches it directly
+    if os.name != "nt":
+        os.execv(command[0], command)  # noqa: S606 (nox replaces this process, so Ctrl-C reaches it directly)
+    return subprocess.run(command, check=False).returncode
 
 
 if __name__ == "__main__":

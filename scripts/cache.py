@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -31,7 +31,7 @@ def load_record(repo: Path) -> dict[str, Any] | None:
 
 
 @contextmanager
-def building(destination: Path) -> Iterator[Path]:
+def building(destination: Path) -> Generator[Path, None, None]:
     """Yield an empty scratch directory beside ``destination``; it is removed unless published."""
     destination.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{destination.name}-", dir=destination.parent))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from pathlib import Path
 from typing import Any, cast
+from xml.etree import ElementTree
 
 UPSTREAM_TEST_NAMES = re.compile(r"agent|stream", re.IGNORECASE)
 
@@ -28,7 +28,7 @@ def select_upstream_tests(core: Path) -> list[str]:
 def junit_outcomes(junit_xml: Path) -> dict[str, str]:
     """Map ``module.Class::test`` to passed, failed, error or skipped from a pytest junit XML report."""
     outcomes: dict[str, str] = {}
-    for case in ElementTree.parse(junit_xml).iter("testcase"):
+    for case in ElementTree.parse(junit_xml).iter("testcase"):  # noqa: S314 (pytest's own report)
         kinds = {child.tag for child in case}
         outcome = next((kind for kind in ("error", "failure", "skipped") if kind in kinds), "passed")
         outcomes[f"{case.get('classname')}::{case.get('name')}"] = outcome.replace("failure", "failed")
@@ -37,7 +37,9 @@ def junit_outcomes(junit_xml: Path) -> dict[str, str]:
 
 def regressed_tests(before: dict[str, str], after: dict[str, str]) -> list[str]:
     """Tests that passed before the series and fail or error after it."""
-    return sorted(test for test, outcome in after.items() if before.get(test) == "passed" and outcome in {"failed", "error"})
+    return sorted(
+        test for test, outcome in after.items() if before.get(test) == "passed" and outcome in {"failed", "error"}
+    )
 
 
 def pyright_errors(report_json: str, root: Path) -> Counter[str]:

@@ -65,7 +65,9 @@ def _apply_one(worktree: Path, info: PatchInfo) -> PatchResult:
     if evidence:
         return result(Outcome.UPSTREAM, f"{evidence}; skipped, consider dropping it from the series")
     check = run_git("apply", "--check", "--verbose", str(info.path), cwd=worktree, check=False)
-    am = run_git("am", "--3way", "--quiet", "--committer-date-is-author-date", str(info.path), cwd=worktree, check=False)
+    am = run_git(
+        "am", "--3way", "--quiet", "--committer-date-is-author-date", str(info.path), cwd=worktree, check=False
+    )
     if am.returncode != 0:
         run_git("am", "--abort", cwd=worktree, check=False)
         return result(Outcome.CONFLICT, _failed_hunk(info.path, check.stderr + am.stderr + am.stdout))

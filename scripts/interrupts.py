@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from types import FrameType
 
@@ -17,7 +17,7 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def interruptible() -> Iterator[None]:
+def interruptible() -> Generator[None, None, None]:
     """Within the block, SIGTERM raises :class:`Terminated` so ``finally`` clauses run as for SIGINT."""
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
@@ -27,7 +27,7 @@ def interruptible() -> Iterator[None]:
 
 
 @contextmanager
-def shielded() -> Iterator[None]:
+def shielded() -> Generator[None, None, None]:
     """Ignore SIGINT and SIGTERM within the block, so clean-up is not cut short by a second signal."""
     previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,7 +34,7 @@ def _try_create(lock: Path) -> bool:
 
 
 @contextmanager
-def checkout_lock(git_dir: Path, checkout: Path) -> Iterator[None]:
+def checkout_lock(git_dir: Path, checkout: Path) -> Generator[None, None, None]:
     """Hold ``git_dir/runguard-apply.lock`` for the block; a lock left by a dead process is taken over."""
     lock = git_dir / LOCK_NAME
     if not _try_create(lock):

@@ -16,7 +16,9 @@ def format_table(target: str, results: list[PatchResult]) -> str:
         for number, result in enumerate(results, start=1)
     ]
     widths = [max(len(row[column]) for row in rows) for column in range(len(HEADERS) - 1)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1] for row in rows]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1] for row in rows
+    ]
     counts = {outcome: sum(result.outcome is outcome for result in results) for outcome in Outcome}
     summary = ", ".join(f"{count} {outcome.value}" for outcome, count in counts.items() if count)
     return "\n".join([f"{target}:", *(line.rstrip() for line in lines), f"summary: {summary}"])

@@ -101,7 +101,9 @@ def checkout_state(repo: Path) -> dict[str, object]:
     return {
         "status": git(repo, "status", "--porcelain", "--untracked-files=all"),
         "head": git(repo, "rev-parse", "HEAD"),
-        "symbolic": subprocess.run(["git", "symbolic-ref", "-q", "HEAD"], cwd=repo, capture_output=True, text=True).stdout,
+        "symbolic": subprocess.run(
+            ["git", "symbolic-ref", "-q", "HEAD"], cwd=repo, capture_output=True, text=True, check=False
+        ).stdout,
         "branches": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
         "stash": git(repo, "stash", "list"),
         "worktrees": git(repo, "worktree", "list", "--porcelain"),

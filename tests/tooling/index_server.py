@@ -7,7 +7,7 @@ import io
 import json
 import tarfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -51,7 +51,7 @@ class Index:
 
 
 @contextmanager
-def serve_index(index: Index) -> Iterator[Index]:
+def serve_index(index: Index) -> Generator[Index, None, None]:
     """Serve ``index`` on 127.0.0.1 for the duration of the block."""
 
     class Handler(BaseHTTPRequestHandler):
@@ -71,7 +71,7 @@ def serve_index(index: Index) -> Iterator[Index]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             """Keep test output quiet."""
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -89,7 +89,10 @@ MIDDLE_FIXED = [*RUNNER_LINES[:14], "fixed 15", *RUNNER_LINES[15:]]
 @pytest.mark.parametrize(
     ("upstream_lines", "expected"),
     [
-        (["new a", "new b", "new c", *RUNNER_LINES], "applied with offset  not forwarded    Hunk #1 succeeded at 15 (offset 3 lines)"),
+        (
+            ["new a", "new b", "new c", *RUNNER_LINES],
+            "applied with offset  not forwarded    Hunk #1 succeeded at 15 (offset 3 lines)",
+        ),
         ([*RUNNER_LINES[:16], "line 17 edited", *RUNNER_LINES[17:]], "applied with 3-way merge"),
     ],
 )
@@ -124,5 +127,8 @@ def test_existing_branch_is_an_error(framework: Path, series: SeriesBuilder, env
     before = checkout_state(framework)
     code, _, err = apply(framework, env, "--branch", "runguard/taken")
     assert code == 1
-    assert err == f"runguard: error: branch runguard/taken already exists in {framework}; delete it or pass --branch NAME\n"
+    assert (
+        err
+        == f"runguard: error: branch runguard/taken already exists in {framework}; delete it or pass --branch NAME\n"
+    )
     assert checkout_state(framework) == before

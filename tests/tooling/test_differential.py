@@ -35,10 +35,18 @@ def test_only_pass_to_fail_is_a_regression() -> None:
 def test_pyright_errors_ignore_line_numbers(tmp_path: Path) -> None:
     def report(*lines: int) -> str:
         items = [
-            {"file": str(tmp_path / "agent_framework" / "x.py"), "severity": "error", "rule": "r", "message": "m", "line": n}
+            {
+                "file": str(tmp_path / "agent_framework" / "x.py"),
+                "severity": "error",
+                "rule": "r",
+                "message": "m",
+                "line": n,
+            }
             for n in lines
         ]
-        return json.dumps({"generalDiagnostics": [*items, {"file": str(tmp_path / "y.py"), "severity": "warning", "message": "w"}]})
+        return json.dumps(
+            {"generalDiagnostics": [*items, {"file": str(tmp_path / "y.py"), "severity": "warning", "message": "w"}]}
+        )
 
     before = pyright_errors(report(10), tmp_path)
     assert before == Counter({"agent_framework/x.py: r: m": 1})
@@ -55,4 +63,8 @@ def test_select_upstream_tests(tmp_path: Path) -> None:
     }.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    assert select_upstream_tests(tmp_path) == ["tests/workflow", "tests/core/test_agents.py", "tests/core/test_types.py"]
+    assert select_upstream_tests(tmp_path) == [
+        "tests/workflow",
+        "tests/core/test_agents.py",
+        "tests/core/test_types.py",
+    ]

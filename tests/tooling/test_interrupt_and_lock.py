@@ -71,8 +71,10 @@ def test_concurrent_apply_gets_a_one_line_error(
 
     assert (first.returncode, first.stderr) == (0, "")
     assert (tmp_path / "second.code").read_text() == "1\n"
-    assert (tmp_path / "second.err").read_text().startswith(
-        f"runguard: error: another runguard apply is running on {framework}"
+    assert (
+        (tmp_path / "second.err")
+        .read_text()
+        .startswith(f"runguard: error: another runguard apply is running on {framework}")
     )
     assert (tmp_path / "second.err").read_text().count("\n") == 1
     assert git(framework, "branch", "--list", "runguard/*") == "runguard/first"

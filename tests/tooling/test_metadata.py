@@ -29,7 +29,7 @@ def test_subject_and_trailers(series: SeriesBuilder) -> None:
 )
 def test_bad_trailers_are_errors(series: SeriesBuilder, trailers: str) -> None:
     patch = series.add("bad", ["changed", *RUNNER_LINES[1:]], trailers)
-    with pytest.raises(RunguardError, match="0001-bad.patch"):
+    with pytest.raises(RunguardError, match=r"0001-bad\.patch"):
         read_patch_info(patch)
 
 

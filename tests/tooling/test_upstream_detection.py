@@ -38,10 +38,12 @@ def test_same_patch_id_in_history(framework: Path, series: SeriesBuilder, env: d
 
 def test_equivalent_fix_found_by_upstream_detect(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
     series.add("fix", FIXED, f"Upstream-Status: not forwarded\nUpstream-Detect: {RUNNER_FILE} upstream's own fix")
-    write_lines(framework, RUNNER_FILE, [*RUNNER_LINES[:14], "upstream's own fix, written differently", *RUNNER_LINES[15:]])
+    write_lines(
+        framework, RUNNER_FILE, [*RUNNER_LINES[:14], "upstream's own fix, written differently", *RUNNER_LINES[15:]]
+    )
     commit_all(framework, "Upstream fixes it its own way")
     out = apply_output(framework, env)
-    assert f"{RUNNER_FILE} contains \"upstream's own fix\" (Upstream-Detect)" in out
+    assert f'{RUNNER_FILE} contains "upstream\'s own fix" (Upstream-Detect)' in out
 
 
 def test_detector_that_does_not_match_lets_the_patch_apply(
