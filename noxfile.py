@@ -112,24 +112,35 @@ def apply(session: nox.Session) -> None:
         session.log(f"{version}: patched checkout {patched.path}")
 
 
+def _run_pytest(session: nox.Session, label: str, *args: str, env: dict[str, str] | None = None) -> None:
+    """Run pytest; failures fail the session, and so does collecting no test at all (pytest's exit code 5)."""
+    junit = Path(session.create_tmp()) / f"{label}.xml"
+    session.run(
+        "pytest", *PYTEST_NO_WRITES, f"--junitxml={junit}", *args, env={**NO_BYTECODE, **(env or {})},
+        success_codes=[0, 5],
+    )  # fmt: skip
+    if not junit_outcomes(junit):
+        session.error(f"{label}: pytest found no test in {' '.join(args)}")
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """Tooling tests once; per base, the tests the series adds to upstream and the scenario tests."""
     _install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS)
-    session.run("pytest", "tests/tooling", env=NO_BYTECODE)
+    _run_pytest(session, "tooling", "tests/tooling")
     scenarios = sorted((ROOT / "tests" / "scenarios").rglob("test_*.py"))
     for version, _, patched in _patched_bases(session):
         _install_core(session, patched.path)
         added = patched.added_tests()
         if added:
             with session.chdir(_test_root(session, patched.path, f"added-{version}")):
-                session.run("pytest", *PYTEST_NO_WRITES, *added, env=NO_BYTECODE)
+                _run_pytest(session, f"{version}-added", *added)
         else:
             session.log(f"{version}: the series adds no test under {CORE_PACKAGE}/tests; nothing to run there")
         if scenarios:
-            session.run("pytest", "tests/scenarios", env={**NO_BYTECODE, "RUNGUARD_BASE": version})
+            _run_pytest(session, f"{version}-scenarios", "tests/scenarios", env={"RUNGUARD_BASE": version})
         else:
-            session.log(f"{version}: tests/scenarios has no test files yet")
+            session.log(f"{version}: tests/scenarios has no test files yet; nothing to run there")
 
 
 def _run_upstream_tests(session: nox.Session, package_repo: Path, tests_repo: Path, name: str) -> dict[str, str]:

@@ -26,6 +26,8 @@ def prepare_base(version: str) -> tuple[Path, PatchedCheckout]:
 
 
 def _apply(arguments: argparse.Namespace) -> None:
+    if arguments.base and arguments.branch:
+        raise RunguardError("--branch only goes with --checkout")
     if arguments.base:
         base, patched = prepare_base(arguments.base)
         print(f"base checkout:    {base}")
