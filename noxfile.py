@@ -70,6 +70,11 @@ def _patched_bases(session: nox.Session) -> Iterator[tuple[str, Path, PatchedChe
             yield (version, *prepare_base(version))
 
 
+def _scratch(session: nox.Session) -> Path:
+    """The session's temporary directory, as an absolute path (pytest may run elsewhere)."""
+    return Path(session.create_tmp()).resolve()
+
+
 def _install(session: nox.Session, *packages: str) -> None:
     session.install(*packages, "-c", PINS)
 
@@ -90,7 +95,7 @@ def _test_root(session: nox.Session, tests_repo: Path, name: str) -> Path:
     pytest then uses upstream's configuration (asyncio_mode=auto, timeout) as if run from ``python/packages/core``,
     but imports the installed package rather than the source next to the tests, and writes nothing into the cache.
     """
-    root = Path(session.create_tmp()) / name
+    root = _scratch(session) / name
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     core = tests_repo / CORE_PACKAGE
@@ -114,7 +119,7 @@ def apply(session: nox.Session) -> None:
 
 def _run_pytest(session: nox.Session, label: str, *args: str, env: dict[str, str] | None = None) -> None:
     """Run pytest; failures fail the session, and so does collecting no test at all (pytest's exit code 5)."""
-    junit = Path(session.create_tmp()) / f"{label}.xml"
+    junit = _scratch(session) / f"{label}.xml"
     session.run(
         "pytest", *PYTEST_NO_WRITES, f"--junitxml={junit}", *args, env={**NO_BYTECODE, **(env or {})},
         success_codes=[0, 5],
@@ -239,5 +244,5 @@ def typecheck(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the documentation site with warnings as errors."""
     _install(session, "mkdocs", "mkdocs-material")
-    site = str(Path(session.create_tmp()) / "site")
+    site = str(_scratch(session) / "site")
     session.run("mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"})
