@@ -1,0 +1,182 @@
+"""Run ownership of graph workflows, checked through the public API of the patched framework.
+
+Each scenario drives one ``Workflow`` through an interleaving of the bug class (a run that is
+dropped, closed or cancelled while the next run starts) and checks the invariant: what a run
+owns is committed, released or discarded only by that run, once, after it has really ended.
+"""
+
+import asyncio
+import gc
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from agent_framework import (
+    Executor,
+    Message,
+    Workflow,
+    WorkflowBuilder,
+    WorkflowContext,
+    WorkflowException,
+    WorkflowRunState,
+    handler,
+)
+
+TIMEOUT = 5.0
+
+
+@dataclass
+class Turn:
+    """One run's instruction: which state key it writes and whether it reads another one back."""
+
+    name: str
+    read: str = ""
+
+
+@dataclass
+class Ledger:
+    """What the executor saw, shared by every run of one workflow."""
+
+    live: set[str] = field(default_factory=set[str])
+    overlaps: list[tuple[str, frozenset[str]]] = field(default_factory=list[tuple[str, frozenset[str]]])
+    entered: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
+    release: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
+    exited: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
+    cancelled: set[str] = field(default_factory=set[str])
+
+    def gate(self, name: str) -> asyncio.Event:
+        return self.release.setdefault(name, asyncio.Event())
+
+    def entry(self, name: str) -> asyncio.Event:
+        return self.entered.setdefault(name, asyncio.Event())
+
+    def exit(self, name: str) -> asyncio.Event:
+        return self.exited.setdefault(name, asyncio.Event())
+
+
+class Writer(Executor):
+    """Writes ``<name>`` to state, waits for the run's gate, then outputs the value it was asked to read."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        super().__init__(id="writer")
+        self._ledger = ledger
+
+    @handler
+    async def handle(self, turn: Turn, ctx: WorkflowContext[Turn, str]) -> None:
+        ledger = self._ledger
+        if ledger.live:
+            ledger.overlaps.append((turn.name, frozenset(ledger.live)))
+        ledger.live.add(turn.name)
+        try:
+            ctx.set_state(turn.name, f"written by {turn.name}")
+            ledger.entry(turn.name).set()
+            await ledger.gate(turn.name).wait()
+            await ctx.yield_output(str(ctx.get_state(turn.read)) if turn.read else turn.name)
+        except asyncio.CancelledError:
+            ledger.cancelled.add(turn.name)
+            raise
+        finally:
+            ledger.live.discard(turn.name)
+            ledger.exit(turn.name).set()
+
+
+def _workflow() -> tuple[Workflow, Ledger]:
+    ledger = Ledger()
+    return WorkflowBuilder(start_executor=Writer(ledger)).build(), ledger
+
+
+async def _outputs(events: AsyncIterator[object]) -> list[object]:
+    return [getattr(event, "data", None) async for event in events if getattr(event, "type", None) == "output"]
+
+
+async def _run(workflow: Workflow, ledger: Ledger, turn: Turn) -> list[object]:
+    ledger.gate(turn.name).set()
+    return await asyncio.wait_for(_outputs(aiter(workflow.run(turn, stream=True))), TIMEOUT)
+
+
+async def _drop_mid_superstep(workflow: Workflow, ledger: Ledger, turn: Turn) -> None:
+    """Start a run, iterate until its handler has written, then drop the stream without closing it."""
+    stream = workflow.run(turn, stream=True)
+    async for event in stream:
+        if event.type == "executor_invoked":
+            break
+    await asyncio.wait_for(ledger.entry(turn.name).wait(), TIMEOUT)
+
+
+async def test_successor_write_survives_a_late_finalized_predecessor() -> None:
+    workflow, ledger = _workflow()
+    await _drop_mid_superstep(workflow, ledger, Turn("a"))
+    gc.collect()
+
+    successor = asyncio.create_task(_run(workflow, ledger, Turn("b")))
+    assert await successor == ["b"]
+
+    assert await _run(workflow, ledger, Turn("c", read="b")) == ["written by b"]
+    assert await _run(workflow, ledger, Turn("d", read="a")) == ["None"]
+    assert ledger.overlaps == []
+
+
+async def test_runs_never_overlap_across_a_chain_of_dropped_runs() -> None:
+    workflow, ledger = _workflow()
+    for name in ("a", "b", "c"):
+        await _drop_mid_superstep(workflow, ledger, Turn(name))
+        gc.collect()
+
+    assert await _run(workflow, ledger, Turn("d", read="c")) == ["None"]
+    assert ledger.overlaps == []
+    assert ledger.cancelled == {"a", "b", "c"}
+
+
+async def test_dropped_run_without_successor_is_cancelled_and_discarded() -> None:
+    workflow, ledger = _workflow()
+    await _drop_mid_superstep(workflow, ledger, Turn("a"))
+    gc.collect()
+
+    assert workflow.status == WorkflowRunState.CANCELLED
+    await asyncio.wait_for(ledger.exit("a").wait(), TIMEOUT)
+    assert ledger.cancelled == {"a"}
+    assert await _run(workflow, ledger, Turn("b", read="a")) == ["None"]
+
+
+async def test_closed_run_is_cancelled_and_its_agent_takes_the_next_turn() -> None:
+    received: list[str] = []
+
+    class Echo(Executor):
+        """Echoes each turn; the turn "hang" then waits forever."""
+
+        @handler
+        async def handle(self, messages: list[Message], ctx: WorkflowContext[list[Message], str]) -> None:
+            text = messages[-1].text
+            received.append(text)
+            await ctx.yield_output(f"echo {text}")
+            if text == "hang":
+                await asyncio.Event().wait()
+
+    workflow = WorkflowBuilder(start_executor=Echo(id="echo")).build()
+    agent = workflow.as_agent()
+    stream = agent.run("hang", stream=True)
+    first = await asyncio.wait_for(anext(aiter(stream)), TIMEOUT)
+    assert first.text == "echo hang"
+    await asyncio.wait_for(stream.close(), TIMEOUT)
+
+    assert workflow.status == WorkflowRunState.CANCELLED
+    response = await asyncio.wait_for(agent.run("again"), TIMEOUT)
+    assert response.text == "echo again"
+    assert received == ["hang", "again"]
+
+
+async def test_cancel_pending_requests_refuses_to_run_beside_a_live_run() -> None:
+    workflow, ledger = _workflow()
+    stream = workflow.run(Turn("a"), stream=True)
+    events = aiter(stream)
+    while (await asyncio.wait_for(anext(events), TIMEOUT)).type != "executor_invoked":
+        pass
+    await asyncio.wait_for(ledger.entry("a").wait(), TIMEOUT)
+
+    refused = False
+    try:
+        await asyncio.wait_for(workflow.cancel_pending_requests(["nothing-pending"]), TIMEOUT)
+    except WorkflowException:
+        refused = True
+    ledger.gate("a").set()
+    assert await asyncio.wait_for(_outputs(events), TIMEOUT) == ["a"]
+    assert refused
