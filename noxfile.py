@@ -246,3 +246,13 @@ def docs(session: nox.Session) -> None:
     _install(session, "mkdocs", "mkdocs-material")
     site = str(_scratch(session) / "site")
     session.run("mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"})
+
+
+# --- bench: the series' cost, patched / unpatched side by side (not in CI, not a default session) ---
+
+
+@nox.session(python=False)
+def bench(session: nox.Session) -> None:
+    """Time and memory of the patched vs the unpatched framework: `-- [--base V] [--quick] [--repetitions N]`."""
+    scratch = str(_scratch(session))
+    session.run(sys.executable, "-m", "scripts.bench", "--scratch", scratch, *session.posargs, external=True)

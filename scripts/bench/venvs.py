@@ -1,0 +1,76 @@
+"""The two framework venvs a benchmark compares: the base's core package and the patched copy's, same deps."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.checkout import CORE_PACKAGE
+from scripts.errors import RunguardError
+from scripts.git import git_output
+
+PACKAGE = "agent-framework-core"
+READY = "ready"
+
+
+@dataclass(frozen=True)
+class FrameworkPair:
+    """The interpreters of the unpatched and the patched venv of one base."""
+
+    unpatched: Path
+    patched: Path
+
+
+def _uv() -> str:
+    """The uv next to the running interpreter (run.py's tools venv), else the one on PATH."""
+    found = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if found is None:
+        raise RunguardError("uv is not installed; run the benchmark through `python3 run.py -s bench`")
+    return found
+
+
+def _run_uv(*args: str) -> str:
+    result = subprocess.run([_uv(), *args], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RunguardError(f"uv {args[0]} {args[1]} failed: {result.stderr.strip()}")
+    return result.stdout
+
+
+def _interpreter(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _build_venv(venv: Path, repo: Path, constraints: Path) -> Path:
+    """A venv with ``repo``'s core package installed (not editable, bytecode compiled), deps as constrained."""
+    _run_uv("venv", "--quiet", "--python", sys.executable, str(venv))
+    python = _interpreter(venv)
+    pins = ("--constraint", str(constraints)) if constraints.is_file() else ()
+    _run_uv("pip", "install", "--quiet", "--compile-bytecode", "--python", str(python), *pins, str(repo / CORE_PACKAGE))
+    return python
+
+
+def framework_venvs(root: Path, version: str, base: Path, patched: Path) -> FrameworkPair:
+    """Build (or reuse) the pair of venvs for ``version`` under ``root``.
+
+    The pair is keyed by both checkouts' commits and the interpreter, and is built as one: the patched
+    venv is constrained to the dependency versions resolved for the unpatched one, so the two differ
+    only in the series.
+    """
+    commits = [git_output("rev-parse", "HEAD", cwd=repo) for repo in (base, patched)]
+    key = hashlib.sha256("\n".join([*commits, sys.version]).encode()).hexdigest()[:16]
+    home = root / f"{version}-{key}"
+    constraints = home / "dependencies.txt"
+    if not (home / READY).is_file():
+        shutil.rmtree(home, ignore_errors=True)
+        home.mkdir(parents=True)
+        unpatched = _build_venv(home / "unpatched", base, constraints)
+        frozen = _run_uv("pip", "freeze", "--exclude", PACKAGE, "--python", str(unpatched))
+        constraints.write_text(frozen)
+        _build_venv(home / "patched", patched, constraints)
+        (home / READY).write_text("\n".join(commits) + "\n")
+    return FrameworkPair(*(_interpreter(home / name) for name in ("unpatched", "patched")))
