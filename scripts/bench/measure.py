@@ -71,10 +71,15 @@ class _Worker:
     """A process serving workload requests in one framework venv."""
 
     def __init__(self, python: Path, errors: IO[str]) -> None:
+        self._python = python
         self._errors = errors
-        command = [str(python), "-I", str(WORKLOADS_SCRIPT)]
         self._process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True, bufsize=1
+            [str(python), "-I", str(WORKLOADS_SCRIPT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            bufsize=1,
         )
 
     def send(self, workload: str, size: int) -> None:
@@ -90,7 +95,7 @@ class _Worker:
             self._process.wait()
             self._errors.seek(0)
             detail = (self._errors.read().strip().splitlines() or ["no output"])[-1]
-            raise RunguardError(f"a workload failed in {self._process.args[0]}: {detail}")
+            raise RunguardError(f"a workload failed in {self._python}: {detail}")
         return cast("dict[str, Any]", json.loads(answer))
 
     def ask(self, workload: str, size: int) -> dict[str, Any]:

@@ -80,7 +80,7 @@ def _bench_base(pair: FrameworkPair, options: argparse.Namespace, label: str) ->
             "title": title(workload), "runs": size(workload), "flat": growths[1].flat,
             **{
                 variant: {"points": each_points, "bytes_per_run": each.per_run(), "flat": each.flat}
-                for variant, each_points, each in zip(("unpatched", "patched"), points, growths)
+                for variant, each_points, each in zip(("unpatched", "patched"), points, growths, strict=True)
             },
         }  # fmt: skip
         before, after = (each.per_run() for each in growths)
