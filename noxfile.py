@@ -30,7 +30,9 @@ from scripts.differential import (  # noqa: E402
     select_upstream_tests,
 )
 from scripts.errors import RunguardError  # noqa: E402
+from scripts.git import git_output  # noqa: E402
 from scripts.locations import patches_dir  # noqa: E402
+from scripts.pyright_cache import load_errors, store_errors  # noqa: E402
 from scripts.series import read_bases, read_series  # noqa: E402
 
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -215,11 +217,27 @@ def lint(session: nox.Session) -> None:
             session.run("ruff", "format", "--no-cache", "--check", *touched)
 
 
-def _pyright_errors(session: nox.Session, repo: Path) -> Counter[str]:
+INSTALLED = "import importlib.metadata as m; print(*sorted(f'{d.name}=={d.version}' for d in m.distributions()))"
+
+
+def _pyright_environment(session: nox.Session, core_repo: Path) -> str:
+    """What pyright's results depend on besides the checked tree: installed versions, the installed core."""
+    installed = session.run("python", "-c", INSTALLED, silent=True)
+    return f"{installed}\n{git_output('rev-parse', 'HEAD', cwd=core_repo)}"
+
+
+def _pyright_errors(session: nox.Session, repo: Path, environment: str) -> Counter[str]:
+    """Pyright's errors on a checkout's core package, reused while the tree and the environment are unchanged."""
+    cached = load_errors(repo, environment)
+    if cached is not None:
+        session.log(f"{repo.name}: unchanged since pyright last checked it; reusing its {sum(cached.values())} errors")
+        return cached
     core = repo / CORE_PACKAGE
     with session.chdir(core):
         output = session.run("pyright", "--outputjson", silent=True, success_codes=[0, 1], stderr=None)
-    return pyright_errors(str(output), core)
+    errors = pyright_errors(str(output), core)
+    store_errors(repo, environment, errors)
+    return errors
 
 
 @nox.session
@@ -235,7 +253,10 @@ def typecheck(session: nox.Session) -> None:
             session.log(f"{version}: the series touches no Python file; no pyright difference to check")
             continue
         _install_core(session, patched.path)
-        added = new_errors(_pyright_errors(session, base), _pyright_errors(session, patched.path))
+        environment = _pyright_environment(session, patched.path)
+        added = new_errors(
+            _pyright_errors(session, base, environment), _pyright_errors(session, patched.path, environment)
+        )
         for error in added:
             session.log(f"{version}: NEW pyright error: {error}")
         if added:
@@ -251,11 +272,21 @@ def docs(session: nox.Session) -> None:
     session.run("mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"})
 
 
-# --- bench: the series' cost, patched / unpatched side by side (not in CI, not a default session) ---
+# --- bench and timing: what the series and the validation cost (reports, not in CI nor in the defaults) ---
+
+
+def _report(session: nox.Session, module: str) -> None:
+    """Run ``python -m MODULE --scratch DIR`` with the session's arguments; the module writes docs/data/."""
+    session.run(sys.executable, "-m", module, "--scratch", str(_scratch(session)), *session.posargs, external=True)
 
 
 @nox.session(python=False)
 def bench(session: nox.Session) -> None:
     """Time and memory of the patched vs the unpatched framework: `-- [--base V] [--quick] [--repetitions N]`."""
-    scratch = str(_scratch(session))
-    session.run(sys.executable, "-m", "scripts.bench", "--scratch", scratch, *session.posargs, external=True)
+    _report(session, "scripts.bench")
+
+
+@nox.session(python=False)
+def timing(session: nox.Session) -> None:
+    """How long `python3 run.py` takes cold (a fresh clone of HEAD) and warm: docs/data/validation-timing.json."""
+    _report(session, "scripts.timing")

@@ -8,11 +8,8 @@ the scratch directory instead, so a smoke check never replaces the published num
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +17,9 @@ from scripts.bench.measure import Workload, growth, memory_points, ratio_summary
 from scripts.bench.venvs import FrameworkPair, framework_venvs
 from scripts.cli import prepare_base
 from scripts.errors import RunguardError
-from scripts.locations import REPO_ROOT, patches_dir
-from scripts.series import read_bases, read_series
+from scripts.locations import patches_dir
+from scripts.published import DATA_DIR, write_data
+from scripts.series import read_bases
 
 TIMED = (
     Workload("chain", "graph chain, {size:,} supersteps", 2_000, 200),
@@ -36,7 +34,6 @@ MEMORY = (
 )
 REPETITIONS = 15
 QUICK_REPETITIONS = 2
-PUBLISHED = REPO_ROOT / "docs" / "data" / "bench.json"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,8 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _bench_base(pair: FrameworkPair, options: argparse.Namespace, label: str) -> dict[str, Any]:
-    """Measure one base: the timed workloads in interleaved pairs, then memory; print a line for each."""
+def _bench_base(pair: FrameworkPair, options: argparse.Namespace, version: str) -> list[dict[str, Any]]:
+    """Measure one base, the timed workloads in interleaved pairs, then memory; print and return a row for each."""
 
     def size(workload: Workload) -> int:
         return workload.quick_size if options.quick else workload.size
@@ -59,68 +56,65 @@ def _bench_base(pair: FrameworkPair, options: argparse.Namespace, label: str) ->
 
     repetitions = options.repetitions or (QUICK_REPETITIONS if options.quick else REPETITIONS)
     seconds = timed_pairs(pair, TIMED, size, repetitions)
-    timed: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
     for workload in TIMED:
         unpatched, patched = seconds[workload.name]
-        ratio = ratio_summary([each["cpu"] for each in unpatched], [each["cpu"] for each in patched])
+        cpu = ratio_summary([each["cpu"] for each in unpatched], [each["cpu"] for each in patched])
         wall = ratio_summary([each["wall"] for each in unpatched], [each["wall"] for each in patched])
-        timed[workload.name] = {
-            "title": title(workload), "size": size(workload), "ratio": vars(ratio), "wall_ratio": vars(wall),
+        rows.append({
+            "base": version, "benchmark": title(workload), "kind": "time", "ratio": cpu.median,
+            "spread": cpu.q3 - cpu.q1, "cpu_ratio": vars(cpu), "wall_ratio": vars(wall), "pairs": repetitions,
             "unpatched_seconds": unpatched, "patched_seconds": patched,
-        }  # fmt: skip
+        })  # fmt: skip
         print(
-            f"{label}  {title(workload):<54} ratio {ratio.median:.3f}  "
-            f"IQR {ratio.q1:.3f}-{ratio.q3:.3f}  min-max {ratio.low:.3f}-{ratio.high:.3f}  (wall {wall.median:.3f})"
+            f"{version}  {title(workload):<54} ratio {cpu.median:.3f}  IQR {cpu.q1:.3f}-{cpu.q3:.3f}  "
+            f"min-max {cpu.low:.3f}-{cpu.high:.3f}  (wall {wall.median:.3f}, IQR {wall.q1:.3f}-{wall.q3:.3f})"
         )
-    memory: dict[str, Any] = {}
     for workload in MEMORY:
         points = memory_points(pair, workload.name, size(workload))
-        growths = [growth(variant) for variant in points]
-        memory[workload.name] = {
-            "title": title(workload), "runs": size(workload), "flat": growths[1].flat,
-            **{
-                variant: {"points": each_points, "bytes_per_run": each.per_run(), "flat": each.flat}
-                for variant, each_points, each in zip(("unpatched", "patched"), points, growths, strict=True)
-            },
-        }  # fmt: skip
-        before, after = (each.per_run() for each in growths)
+        before, after = (growth(variant) for variant in points)
+        rows.append({
+            "base": version, "benchmark": title(workload), "kind": "memory", "flat": after.flat,
+            "ratio": points[1][-1][2] / points[0][-1][2],  # peak after the last run, patched / unpatched
+            "unpatched": {"points": points[0], "bytes_per_run": before.per_run(), "flat": before.flat},
+            "patched": {"points": points[1], "bytes_per_run": after.per_run(), "flat": after.flat},
+        })  # fmt: skip
         print(
-            f"{label}  {title(workload):<54} B/run unpatched: peak {before['peak']:+.1f} held {before['current']:+.1f}"
-            f"  patched: peak {after['peak']:+.1f} held {after['current']:+.1f}"
-            f"  {'flat' if growths[1].flat else 'NOT FLAT'}"
+            f"{version}  {title(workload):<54} growth B/run: unpatched peak {before.per_run()['peak']:+.1f} "
+            f"held {before.per_run()['current']:+.1f}, patched peak {after.per_run()['peak']:+.1f} "
+            f"held {after.per_run()['current']:+.1f}: {'flat' if after.flat else 'NOT FLAT'}"
         )
-    return {"repetitions": repetitions, "timed": timed, "memory": memory}
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; failures print one ``runguard: error:`` line and return non-zero."""
     options = _parser().parse_args(argv)
+    load_before = os.getloadavg()
     try:
-        series = read_series(patches_dir())
         versions = [options.base] if options.base else read_bases(patches_dir())
-        results: dict[str, Any] = {}
+        rows: list[dict[str, Any]] = []
         for version in versions:
             base, patched = prepare_base(version)
-            pair = framework_venvs(options.scratch / "venvs", version, base, patched.path)
-            results[version] = _bench_base(pair, options, version)
+            rows += _bench_base(
+                framework_venvs(options.scratch / "venvs", version, base, patched.path), options, version
+            )
     except RunguardError as error:
         print(f"runguard: error: {error}", file=sys.stderr)
         return 1
-    worst = max(entry["ratio"]["median"] for result in results.values() for entry in result["timed"].values())
-    report = {
-        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "quick": options.quick,
-        "series": series.digest(),
-        "patches": [patch.name for patch in series.patches],
-        "python": platform.python_version(),
-        "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "load_average": os.getloadavg()},
-        "bases": results,
-        "worst_ratio": worst,
-        "memory_flat": all(entry["flat"] for result in results.values() for entry in result["memory"].values()),
-    }
-    output = options.scratch / "bench-quick.json" if options.quick else PUBLISHED
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"results written to {output}")
+    worst = max(row["ratio"] for row in rows if row["kind"] == "time")
+    flat = all(row["flat"] for row in rows if row["kind"] == "memory")
+    summary = f"Worst time ratio {worst:.3f} (goal: at most 1.01); memory " + (
+        "flat on every base." if flat else "NOT flat: see the memory rows."
+    )
+    body = {
+        "summary": summary, "rows": rows, "worst_ratio": worst, "memory_flat": flat, "quick": options.quick,
+        "load_average": {"before": load_before, "after": os.getloadavg()},
+    }  # fmt: skip
+    given = [f"--base {options.base}"] * bool(options.base) + ["--quick"] * options.quick
+    given += [f"--repetitions {options.repetitions}"] * bool(options.repetitions)
+    command = " -- ".join(["python3 run.py -s bench", *([" ".join(given)] if given else [])])
+    path = write_data("bench", command, body, options.scratch if options.quick else DATA_DIR)
+    print(f"results written to {path}")
     print(f"worst ratio {worst:.3f}")
     return 0
