@@ -11,6 +11,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nox -s timing --", description=__doc__)
     parser.add_argument("--scratch", type=Path, required=True, help="where the fresh clone is made")
     options = parser.parse_args(argv)
+    # A caught SIGINT is reset to the default in the runs, as in a terminal; an ignored one would stay ignored
+    # (a background job's), and the interrupt tests need Ctrl-C to work.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     clone = options.scratch / "clone"
     shutil.rmtree(clone, ignore_errors=True)
     options.scratch.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ MEMORY = (
     Workload("graph_memory", "memory, {size:,} sequential graph runs", 10_000, 1_000),
     Workload("functional_memory", "memory, {size:,} sequential FunctionalWorkflow runs", 10_000, 1_000),
 )
-REPETITIONS = 15
+REPETITIONS = 11
 QUICK_REPETITIONS = 2
 
 
