@@ -3,7 +3,9 @@
 Each build has a worker process (``python -I workloads.py``) that runs one workload per request.
 Timed workloads run in interleaved pairs, one request to each worker, the order alternating from
 one pair to the next (unpatched first, then patched first), so that drift and bursts of load hit
-both builds alike. Each memory workload runs in a fresh pair of workers.
+both builds alike. Every repetition starts a fresh pair of workers: how a process happens to lay out
+its memory lasts as long as the process, and would otherwise favour one build in every pair. Each
+memory workload runs in a fresh pair of workers.
 """
 
 from __future__ import annotations
@@ -129,9 +131,9 @@ def timed_pairs(
     seconds: dict[str, tuple[list[dict[str, float]], list[dict[str, float]]]] = {
         workload.name: ([], []) for workload in workloads
     }
-    with _workers(pair) as workers:
-        for repetition in range(repetitions):
-            order = (0, 1) if repetition % 2 == 0 else (1, 0)
+    for repetition in range(repetitions):
+        order = (0, 1) if repetition % 2 == 0 else (1, 0)
+        with _workers(pair) as workers:
             for workload in workloads:
                 for variant in order:
                     seconds[workload.name][variant].append(workers[variant].ask(workload.name, sizes(workload)))

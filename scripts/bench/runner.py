@@ -1,6 +1,8 @@
 """``python -m scripts.bench``: the series' cost, patched / unpatched, measured side by side on each base.
 
-Prints one line per workload and base, writes ``docs/data/bench.json`` (a ``--quick`` run writes into
+A time ratio is the median over the interleaved pairs of patched / unpatched CPU time of the workload's
+process (other processes on the machine do not count against it); the wall-time ratio is printed beside
+it. Prints one line per workload and base, writes ``docs/data/bench.json`` (a ``--quick`` run writes into
 the scratch directory instead, so a smoke check never replaces the published numbers) and ends with
 ``worst ratio R``, the largest median time ratio.
 """
@@ -111,9 +113,12 @@ def main(argv: list[str] | None = None) -> int:
         "summary": summary, "rows": rows, "worst_ratio": worst, "memory_flat": flat, "quick": options.quick,
         "load_average": {"before": load_before, "after": os.getloadavg()},
     }  # fmt: skip
-    given = [f"--base {options.base}"] * bool(options.base) + ["--quick"] * options.quick
-    given += [f"--repetitions {options.repetitions}"] * bool(options.repetitions)
-    command = " -- ".join(["python3 run.py -s bench", *([" ".join(given)] if given else [])])
+    given = [f"--base {options.base}"] if options.base else []
+    if options.quick:
+        given.append("--quick")
+    if options.repetitions:
+        given.append(f"--repetitions {options.repetitions}")
+    command = "python3 run.py -s bench" + (f" -- {' '.join(given)}" if given else "")
     path = write_data("bench", command, body, options.scratch if options.quick else DATA_DIR)
     print(f"results written to {path}")
     print(f"worst ratio {worst:.3f}")
