@@ -1,4 +1,4 @@
-"""nox sessions that validate the runguard patch series: apply, tests, upstream, lint, typecheck, docs.
+"""nox sessions that validate the runguard patch series: apply, tests, upstream, lint, typecheck, docs, wheel, export.
 
 ``nox`` alone runs the offline validation set (tests, lint, typecheck, docs) on every base in
 ``patches/bases``; ``nox -s SESSION -- --base V`` narrows a session to one base.
@@ -32,6 +32,7 @@ from scripts.differential import (  # noqa: E402
 from scripts.errors import RunguardError  # noqa: E402
 from scripts.locations import patches_dir  # noqa: E402
 from scripts.series import read_bases, read_series  # noqa: E402
+from scripts.wheel import add_manifest, local_version, only_wheel, series_manifest, stage_build_tree  # noqa: E402
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
@@ -246,3 +247,43 @@ def docs(session: nox.Session) -> None:
     _install(session, "mkdocs", "mkdocs-material")
     site = str(_scratch(session) / "site")
     session.run("mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"})
+
+
+# --- wheel and export: use the series today as a wheel, send it upstream as PRs ---------------------------------------
+
+DIST = ROOT / "dist"
+
+
+def _fresh_venv_python(session: nox.Session, name: str) -> str:
+    """A new, empty venv in the session's scratch directory; returns its interpreter."""
+    venv = _scratch(session) / name
+    shutil.rmtree(venv, ignore_errors=True)
+    session.run("uv", "venv", "--quiet", str(venv))
+    return str(venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python"))
+
+
+@nox.session(venv_backend="uv")
+def wheel(session: nox.Session) -> None:
+    """`-- --base V`: build agent-framework-core V+runguard.<hash> into dist/; test it in a fresh venv."""
+    _install(session, "wheel")
+    for version, _, patched in _patched_bases(session):
+        work = _scratch(session) / f"wheel-{version}"
+        shutil.rmtree(work, ignore_errors=True)
+        (work / "packed").mkdir(parents=True)
+        with _reported(session):
+            series = read_series(patches_dir())
+            tree = stage_build_tree(patched.path, version, local_version(version, series), work / "tree")
+        built = work / "built"
+        session.run("uv", "build", "--wheel", "--quiet", "--build-constraint", PINS, "--out-dir", str(built), str(tree))
+        with _reported(session):
+            session.run("python", "-m", "wheel", "unpack", "--dest", str(work / "unpacked"), str(only_wheel(built)))
+            unpacked = add_manifest(work / "unpacked", series_manifest(version, series))
+        session.run("python", "-m", "wheel", "pack", "--dest-dir", str(work / "packed"), str(unpacked))
+        DIST.mkdir(exist_ok=True)
+        path = (work / "packed" / only_wheel(built).name).replace(DIST / only_wheel(built).name)
+        session.log(f"{version}: built {path}")
+        python = _fresh_venv_python(session, f"fresh-{version}")
+        session.run("uv", "pip", "install", "--quiet", "--python", python, str(path), *TEST_TOOLS, "-c", PINS)
+        env = {**NO_BYTECODE, "RUNGUARD_BASE": version, "RUNGUARD_WHEEL": str(path)}
+        session.run(python, "-m", "pytest", *PYTEST_NO_WRITES, "tests/scenarios", "tests/wheel", env=env, external=True)
+        session.log(f"{version}: {path.name} passes the scenario tests in a fresh venv")

@@ -86,7 +86,7 @@ def patched_copy(source: Path, label: str, series: Series) -> PatchedCheckout:
 
 def default_branch_name(series: Series) -> str:
     """The branch an apply creates unless told otherwise."""
-    return f"runguard/{series.digest()[:12]}"
+    return f"runguard/{series.short_digest()}"
 
 
 def apply_to_checkout(checkout: Checkout, series: Series, branch: str) -> list[PatchResult]:

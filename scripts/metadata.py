@@ -10,7 +10,8 @@ from pathlib import Path
 from scripts.errors import RunguardError
 from scripts.git import git_output
 
-UPSTREAM_STATUS = re.compile(r"not forwarded|forwarded \S+|applied upstream in \S+")
+# Where upstream has it may be a version or a description: "1.24.0", "main after python-1.23.0 (#10204)".
+UPSTREAM_STATUS = re.compile(r"not forwarded|forwarded (?P<url>\S+)|applied upstream in (?P<where>\S.*)")
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,16 @@ class PatchInfo:
     def upstream_status(self) -> str:
         """The ``Upstream-Status`` trailer value."""
         return self.values("Upstream-Status")[0]
+
+    @property
+    def upstream_state(self) -> tuple[str, str]:
+        """The status as (state, detail): ``("not forwarded", "")``, ``("forwarded", URL)``, ``("applied upstream", WHERE)``."""
+        match = UPSTREAM_STATUS.fullmatch(self.upstream_status)
+        if match and match["url"]:
+            return "forwarded", match["url"]
+        if match and match["where"]:
+            return "applied upstream", match["where"]
+        return "not forwarded", ""
 
     @property
     def detectors(self) -> list[Detector]:
