@@ -30,7 +30,10 @@ from scripts.differential import (  # noqa: E402
     select_upstream_tests,
 )
 from scripts.errors import RunguardError  # noqa: E402
+from scripts.evidence import NOT_RUN, issue_check, new_test_check, ruff_check, wheel_check  # noqa: E402
+from scripts.export import export_series  # noqa: E402
 from scripts.locations import patches_dir  # noqa: E402
+from scripts.metadata import file_changes, read_patch_info  # noqa: E402
 from scripts.series import read_bases, read_series  # noqa: E402
 from scripts.wheel import add_manifest, local_version, only_wheel, series_manifest, stage_build_tree  # noqa: E402
 
@@ -287,3 +290,44 @@ def wheel(session: nox.Session) -> None:
         env = {**NO_BYTECODE, "RUNGUARD_BASE": version, "RUNGUARD_WHEEL": str(path)}
         session.run(python, "-m", "pytest", *PYTEST_NO_WRITES, "tests/scenarios", "tests/wheel", env=env, external=True)
         session.log(f"{version}: {path.name} passes the scenario tests in a fresh venv")
+
+
+EXPORT = ROOT / "export"
+
+
+def _added_test_outcomes(session: nox.Session, version: str, patched: PatchedCheckout) -> dict[str, str]:
+    """Run the tests the series adds on a patched base; their junit outcomes (failures are reported, not fatal)."""
+    added = patched.added_tests()
+    if not added:
+        return {}
+    _install_core(session, patched.path)
+    root = _test_root(session, patched.path, f"export-{version}")
+    with session.chdir(root):
+        session.run(
+            "pytest", *PYTEST_NO_WRITES, "-q", "--junitxml=junit.xml", *added, env=NO_BYTECODE, success_codes=[0, 1]
+        )
+    return junit_outcomes(root / "junit.xml")
+
+
+@nox.session
+def export(session: nox.Session) -> None:
+    """PR material per patch in export/: title, body (checklist from the checks run here), mbox, range-diff."""
+    _install(session, "ruff", *TEST_TOOLS, *UPSTREAM_TEST_DEPS)
+    with _reported(session):
+        series = read_series(patches_dir())
+        patches = [(read_patch_info(patch), file_changes(patch)) for patch in series.patches]
+    checks = {info.path.name: [*NOT_RUN, issue_check(info)] for info, _ in patches}
+    bases = list(_patched_bases(session))
+    for version, _, patched in bases:
+        outcomes = _added_test_outcomes(session, version, patched)
+        for info, changes in patches:
+            checks[info.path.name] += [
+                new_test_check(version, changes, outcomes),
+                ruff_check(Path(session.bin) / "ruff", patched.path, version, changes),
+                wheel_check(DIST, version, series),
+            ]
+    with _reported(session):
+        rows = export_series(series, EXPORT, checks, bases[0][1])
+    for row in rows:
+        session.log(f"{row['patch']}: {row['upstream status']}; {row['since last export']}; {row['what to do']}")
+    session.log(f"PR material for {len(rows)} patch(es) in {EXPORT}")

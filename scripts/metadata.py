@@ -1,4 +1,4 @@
-"""Patch metadata from the mbox itself: subject, trailers, upstream status and upstream detectors."""
+"""Patch metadata from the mbox itself: subject, body, trailers, upstream status, detectors and changed files."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ class PatchInfo:
     path: Path
     subject: str
     trailers: tuple[tuple[str, str], ...]
+    paragraphs: tuple[str, ...] = ()  # the body without the trailers, paragraph by paragraph
 
     def values(self, key: str) -> list[str]:
         """The values of every trailer named ``key`` (case-insensitive)."""
@@ -66,7 +67,8 @@ def read_patch_info(patch: Path) -> PatchInfo:
     if not subject:
         raise RunguardError(f"{patch.name}: no Subject header; is it a git format-patch mbox?")
     trailers = tuple(_split_trailer(line) for line in trailer_lines.splitlines() if line)
-    info = PatchInfo(patch, subject, trailers)
+    paragraphs = tuple(part.strip() for part in body.strip().split("\n\n") if part.strip())
+    info = PatchInfo(patch, subject, trailers, paragraphs[:-1] if trailers else paragraphs)
     _check_trailers(info)
     return info
 
@@ -86,3 +88,29 @@ def _check_trailers(info: PatchInfo) -> None:
     for value in info.values("Upstream-Detect"):
         if len(value.split(" ", 1)) != 2:
             raise RunguardError(f"{info.path.name}: 'Upstream-Detect: {value}' needs a path and a fixed string")
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file a patch changes, with its added and deleted line counts; ``created`` when the patch adds it."""
+
+    path: str
+    added: int
+    deleted: int
+    created: bool
+
+
+def file_changes(patch: Path) -> list[FileChange]:
+    """The files ``patch`` changes, from ``git apply --numstat`` and ``--summary``.
+
+    They run outside any repository: inside one, git would leave out the paths outside the current directory.
+    """
+    with tempfile.TemporaryDirectory(prefix="runguard-numstat-") as scratch:
+        numstat = git_output("apply", "--numstat", str(patch.resolve()), cwd=Path(scratch))
+        summary = git_output("apply", "--summary", str(patch.resolve()), cwd=Path(scratch))
+    created = {line.split()[-1] for line in summary.splitlines() if line.strip().startswith("create mode")}
+    changes: list[FileChange] = []
+    for line in numstat.splitlines():
+        added, deleted, path = line.split("\t", 2)
+        changes.append(FileChange(path, int(added.replace("-", "0")), int(deleted.replace("-", "0")), path in created))
+    return changes
