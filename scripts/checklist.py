@@ -10,12 +10,14 @@ class Item(Enum):
     """The items of the Contribution Checklist in upstream's pull request template, in its order."""
 
     BUILDS_CLEAN = "The code builds clean without any errors or warnings"
-    TESTS_PASS = "All unit tests pass, and I have added new tests where possible"
+    UNIT_TESTS = "All unit tests pass, and I have added new tests where possible"
     GUIDELINES = (
         "The PR follows the [Contribution Guidelines]"
         "(https://github.com/microsoft/agent-framework/blob/main/CONTRIBUTING.md)"
     )
-    LINKED_ISSUE = "This PR is linked to an issue and there is no other open PR for this issue (see Related Issue above)."
+    LINKED_ISSUE = (
+        "This PR is linked to an issue and there is no other open PR for this issue (see Related Issue above)."
+    )
     NOT_BREAKING = "**This is not a breaking change.**"
 
 

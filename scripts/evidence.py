@@ -15,9 +15,11 @@ from scripts.series import Series
 from scripts.wheel import local_version, series_manifest, wheel_manifest
 
 NOT_RUN = [
-    Check(Item.BUILDS_CLEAN, "pyright with upstream's settings: not run by export (`python3 run.py -s typecheck`)", None),
     Check(
-        Item.TESTS_PASS,
+        Item.BUILDS_CLEAN, "pyright with upstream's settings: not run by export (`python3 run.py -s typecheck`)", None
+    ),
+    Check(
+        Item.UNIT_TESTS,
         "upstream's own test suite: not run by export (`python3 run.py -s upstream -- --checkout PATH`)",
         None,
     ),
@@ -32,15 +34,19 @@ def test_module(change: FileChange) -> str:
 
 def new_test_check(version: str, changes: list[FileChange], outcomes: dict[str, str]) -> Check:
     """Whether the tests the patch adds passed on ``version`` (with the series applied)."""
-    modules = [test_module(change) for change in changes if change.created and Path(change.path).name.startswith("test_")]
+    modules = [
+        test_module(change) for change in changes if change.created and Path(change.path).name.startswith("test_")
+    ]
     if not modules:
-        return Check(Item.TESTS_PASS, "the patch adds no test file", None)
+        return Check(Item.UNIT_TESTS, "the patch adds no test file", None)
     mine = {test: outcome for test, outcome in outcomes.items() if test.split("::")[0] in modules}
     failed = sorted(test for test, outcome in mine.items() if outcome in {"failed", "error"})
     if not mine or failed:
         detail = ", ".join(failed) if failed else "none of them ran"
-        return Check(Item.TESTS_PASS, f"the tests this patch adds, on {version}: {detail}", False)
-    return Check(Item.TESTS_PASS, f"the {len(mine)} tests this patch adds pass on {version} with the series applied", True)
+        return Check(Item.UNIT_TESTS, f"the tests this patch adds, on {version}: {detail}", False)
+    return Check(
+        Item.UNIT_TESTS, f"the {len(mine)} tests this patch adds pass on {version} with the series applied", True
+    )
 
 
 def ruff_check(ruff: Path, patched_repo: Path, version: str, changes: list[FileChange]) -> Check:
@@ -72,4 +78,3 @@ def issue_check(info: PatchInfo) -> Check:
     if fixes:
         return Check(Item.LINKED_ISSUE, f"linked by the patch's Fixes: trailer: {', '.join(fixes)}", True)
     return Check(Item.LINKED_ISSUE, "the patch has no Fixes: trailer", False)
-

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.errors import RunguardError
-from scripts.git import git_output
+from scripts.git import git_output, run_git
 
 # Where upstream has it may be a version or a description: "1.24.0", "main after python-1.23.0 (#10204)".
 UPSTREAM_STATUS = re.compile(r"not forwarded|forwarded (?P<url>\S+)|applied upstream in (?P<where>\S.*)")
@@ -42,7 +42,7 @@ class PatchInfo:
 
     @property
     def upstream_state(self) -> tuple[str, str]:
-        """The status as (state, detail): ``("not forwarded", "")``, ``("forwarded", URL)``, ``("applied upstream", WHERE)``."""
+        """The status as (state, detail): ("not forwarded", ""), ("forwarded", URL) or ("applied upstream", WHERE)."""
         match = UPSTREAM_STATUS.fullmatch(self.upstream_status)
         if match and match["url"]:
             return "forwarded", match["url"]
@@ -103,11 +103,15 @@ class FileChange:
 def file_changes(patch: Path) -> list[FileChange]:
     """The files ``patch`` changes, from ``git apply --numstat`` and ``--summary``.
 
-    They run outside any repository: inside one, git would leave out the paths outside the current directory.
+    They run outside any repository (the temporary directory may lie inside one, so git may not look above it):
+    inside a repository, git would leave out the paths outside the current directory.
     """
     with tempfile.TemporaryDirectory(prefix="runguard-numstat-") as scratch:
-        numstat = git_output("apply", "--numstat", str(patch.resolve()), cwd=Path(scratch))
-        summary = git_output("apply", "--summary", str(patch.resolve()), cwd=Path(scratch))
+        outside = {"GIT_CEILING_DIRECTORIES": str(Path(scratch).parent)}
+        numstat, summary = (
+            run_git("apply", option, str(patch.resolve()), cwd=Path(scratch), env=outside).stdout
+            for option in ("--numstat", "--summary")
+        )
     created = {line.split()[-1] for line in summary.splitlines() if line.strip().startswith("create mode")}
     changes: list[FileChange] = []
     for line in numstat.splitlines():

@@ -74,12 +74,13 @@ def range_diffs(base_repo: Path, old: Series, new: Series) -> dict[str, str]:
         old_commits, new_commits = _apply_on_branch(repo, "old", old), _apply_on_branch(repo, "new", new)
         if old_commits is None or new_commits is None:
             which = "previous" if old_commits is None else "current"
-            return {name: f"no range-diff: the {which} series does not apply to {base_repo}\n" for name in pairs}
+            return dict.fromkeys(pairs, f"no range-diff: the {which} series does not apply to {base_repo}\n")
         old_commit = dict(zip([patch.name for patch in old.patches], old_commits, strict=True))
         new_commit = dict(zip([patch.name for patch in new.patches], new_commits, strict=True))
         return {
             name: git_output(
                 "range-diff", "--no-color", f"{old_commit[match.name]}^!", f"{new_commit[name]}^!", cwd=repo
-            ) + "\n"
+            )
+            + "\n"
             for name, match in pairs.items()
         }

@@ -24,11 +24,13 @@ def make_series(series: SeriesBuilder) -> None:
 
 
 def export(framework: Path, patches: Path, out: Path) -> list[dict[str, str]]:
-    checks = {"0001-first.patch": [Check(Item.TESTS_PASS, "3 new tests pass", True)]}
+    checks = {"0001-first.patch": [Check(Item.UNIT_TESTS, "3 new tests pass", True)]}
     return export_series(read_series(patches), out, checks, framework)
 
 
-def test_each_patch_gets_title_body_and_mbox(framework: Path, series: SeriesBuilder, patches: Path, tmp_path: Path) -> None:
+def test_each_patch_gets_title_body_and_mbox(
+    framework: Path, series: SeriesBuilder, patches: Path, tmp_path: Path
+) -> None:
     make_series(series)
     rows = export(framework, patches, tmp_path / "export")
     first = tmp_path / "export" / "0001-first"
@@ -73,7 +75,7 @@ def test_bad_patch_changes_nothing(framework: Path, series: SeriesBuilder, patch
     export(framework, patches, out)
     before = {path: path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()}
     series.add("third", [*SECOND[:25], "changed 26", *SECOND[26:]], "Upstream-Status: sent somewhere")
-    with pytest.raises(RunguardError, match="0003-third.patch"):
+    with pytest.raises(RunguardError, match=r"0003-third\.patch"):
         export(framework, patches, out)
     assert {path: path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()} == before
 
@@ -83,7 +85,7 @@ def test_item_is_ticked_only_when_every_check_ran_and_passed() -> None:
         [
             Check(Item.BUILDS_CLEAN, "ruff", True),
             Check(Item.BUILDS_CLEAN, "pyright", None),
-            Check(Item.TESTS_PASS, "new tests", True),
+            Check(Item.UNIT_TESTS, "new tests", True),
             Check(Item.LINKED_ISSUE, "Fixes", False),
         ]
     )

@@ -43,7 +43,10 @@ def test_applied_upstream_status(series: SeriesBuilder) -> None:
     [
         ("not forwarded", ("not forwarded", "")),
         ("forwarded https://example.invalid/pull/2", ("forwarded", "https://example.invalid/pull/2")),
-        ("applied upstream in main after python-1.23.0 (#10204)", ("applied upstream", "main after python-1.23.0 (#10204)")),
+        (
+            "applied upstream in main after python-1.23.0 (#10204)",
+            ("applied upstream", "main after python-1.23.0 (#10204)"),
+        ),
     ],
 )
 def test_upstream_state_is_machine_readable(series: SeriesBuilder, status: str, state: tuple[str, str]) -> None:

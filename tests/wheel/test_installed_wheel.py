@@ -9,9 +9,9 @@ import os
 import sys
 from pathlib import Path
 
+import agent_framework
 import pytest
 
-import agent_framework
 from scripts.wheel import MANIFEST_NAME, wheel_manifest
 
 WHEEL = os.environ.get("RUNGUARD_WHEEL", "")
@@ -31,4 +31,6 @@ def test_installed_manifest_is_readable_through_importlib() -> None:
 
 
 def test_framework_is_imported_from_this_venv() -> None:
-    assert Path(agent_framework.__file__).is_relative_to(Path(sys.prefix))
+    location = agent_framework.__file__
+    assert location is not None
+    assert Path(location).is_relative_to(Path(sys.prefix))
