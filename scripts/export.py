@@ -31,7 +31,7 @@ def _action(info: PatchInfo, since: str) -> str:
 
 def _since(patch: Path, previous: Series | None, diffs: dict[str, str]) -> str:
     if previous is None:
-        return "first export"
+        return "no earlier version exported"
     if patch.name in diffs:
         return "changed"
     return "unchanged" if patch.name in {old.name for old in previous.patches} else "new"

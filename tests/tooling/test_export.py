@@ -43,7 +43,7 @@ def test_each_patch_gets_title_body_and_mbox(
     assert "- [x] All unit tests pass, and I have added new tests where possible\n  - passed: 3 new tests pass" in body
     assert "- [ ] The code builds clean" in body
     assert not (first / "range-diff.txt").exists()
-    assert [row["since last export"] for row in rows] == ["first export", "first export"]
+    assert [row["since last export"] for row in rows] == ["no earlier version exported", "no earlier version exported"]
     summary = json.loads((tmp_path / "export" / "series.json").read_text())
     assert summary["patches"][1]["upstream state"] == "applied upstream"
     assert summary["patches"][1]["upstream detail"] == "main after python-1.23.0 (#10204)"
