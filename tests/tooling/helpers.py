@@ -56,12 +56,20 @@ class SeriesBuilder:
     patches: Path
     scratch: Path
 
-    def add(self, slug: str, lines: list[str], trailers: str = "Upstream-Status: not forwarded") -> Path:
-        """Record a patch that sets ``RUNNER_FILE`` to ``lines``, relative to the source repo's HEAD."""
+    def add(
+        self,
+        slug: str,
+        lines: list[str],
+        trailers: str = "Upstream-Status: not forwarded",
+        files: dict[str, list[str]] | None = None,
+    ) -> Path:
+        """Record a patch that sets ``RUNNER_FILE`` to ``lines`` (and writes ``files``), relative to the source HEAD."""
         if not self.scratch.exists():
             git(self.source.parent, "clone", "--quiet", str(self.source), str(self.scratch))
-        write_lines(self.scratch, RUNNER_FILE, lines)
-        git(self.scratch, "commit", "--quiet", "--all", "--message", f"Python: {slug}\n\nWhy it changes.\n\n{trailers}")
+        for relative, content in {RUNNER_FILE: lines, **(files or {})}.items():
+            write_lines(self.scratch, relative, content)
+        git(self.scratch, "add", "--all")
+        git(self.scratch, "commit", "--quiet", "--message", f"Python: {slug}\n\nWhy it changes.\n\n{trailers}")
         number = len(self.names()) + 1
         name = f"{number:04d}-{slug}.patch"
         (self.patches / name).write_text(git(self.scratch, "format-patch", "-1", "--stdout", "HEAD") + "\n")
