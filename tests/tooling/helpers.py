@@ -83,20 +83,33 @@ class SeriesBuilder:
         return [line for line in lines if line and not line.startswith("#")]
 
 
-def run_cli(*args: str, env: dict[str, str], path_prefix: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m scripts`` from this repo with ``env`` added; PATH may get a prefix (a fake git)."""
-    full_env = {**os.environ, **env}
-    if path_prefix is not None:
-        full_env["PATH"] = f"{path_prefix}{os.pathsep}{full_env['PATH']}"
-    return subprocess.run(
+def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m scripts`` from this repo with ``env`` added, to completion."""
+    with start_cli(*args, env=env) as process:
+        stdout, stderr = process.communicate(timeout=TIMEOUT_SECONDS)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def start_cli(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """Start ``python -m scripts`` from this repo with ``env`` added, its output captured."""
+    return subprocess.Popen(
         [sys.executable, "-m", "scripts", *args],
         cwd=REPO_ROOT,
-        env=full_env,
-        capture_output=True,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        check=False,
-        timeout=TIMEOUT_SECONDS,
     )
+
+
+def make_lived_in(repo: Path) -> None:
+    """Give a checkout what a user's has: a stash, staged and unstaged changes and untracked files."""
+    write_lines(repo, "notes.txt", ["mine"])
+    git(repo, "stash", "push", "--include-untracked", "--quiet")
+    write_lines(repo, "python/packages/core/agent_framework/__init__.py", ["# edited, staged"])
+    git(repo, "add", "python/packages/core/agent_framework/__init__.py")
+    write_lines(repo, RUNNER_FILE, ["unstaged edit", *RUNNER_LINES[1:]])
+    write_lines(repo, "untracked/scratch.py", ["print('mine')"])
 
 
 def checkout_state(repo: Path) -> dict[str, object]:
