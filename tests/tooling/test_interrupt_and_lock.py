@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from scripts.base import materialize_base
-from scripts.lock import LOCK_NAME
+from scripts.errors import RunguardError
+from scripts.lock import LOCK_NAME, checkout_lock
 from tests.tooling.helpers import (
     RUNNER_LINES,
     TIMEOUT_SECONDS,
@@ -118,9 +119,21 @@ def test_concurrent_apply_gets_a_one_line_error_and_changes_nothing(
     assert leftovers(framework / ".git") == []
 
 
-def test_lock_of_a_dead_process_is_taken_over(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
+def test_lock_file_left_by_a_killed_apply_does_not_block(
+    framework: Path, series: SeriesBuilder, env: dict[str, str]
+) -> None:
     series.add("first", FIRST)
-    (framework / ".git" / LOCK_NAME).write_text("999999999\n")
+    (framework / ".git" / LOCK_NAME).write_text("left by a killed apply\n")
     result = run_cli("apply", "--checkout", str(framework), env=env)
     assert (result.returncode, result.stderr) == (0, "")
     assert not (framework / ".git" / LOCK_NAME).exists()
+
+
+def test_lock_is_exclusive_until_released(framework: Path) -> None:
+    git_dir = framework / ".git"
+    with checkout_lock(git_dir, framework), pytest.raises(RunguardError, match="another runguard apply is running"):
+        with checkout_lock(git_dir, framework):
+            pass  # pragma: no cover (never entered)
+    with checkout_lock(git_dir, framework):
+        assert (git_dir / LOCK_NAME).exists()
+    assert not (git_dir / LOCK_NAME).exists()
