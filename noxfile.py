@@ -262,8 +262,8 @@ def _redgreen_run(session: nox.Session, root: Path, label: str, tests: list[str]
     junit = root / f"{label}.xml"
     with session.chdir(root):
         session.run(
-            "pytest", *PYTEST_NO_WRITES, "--tb=short", "--continue-on-collection-errors", "-p", "scripts.pytest_exceptions",
-            f"--junitxml={junit}", *tests,
+            "pytest", *PYTEST_NO_WRITES, "--tb=short", "--continue-on-collection-errors",
+            "-p", "scripts.pytest_exceptions", f"--junitxml={junit}", *tests,
             env={**NO_BYTECODE, "PYTHONPATH": str(ROOT)}, success_codes=PYTEST_RAN,
         )  # fmt: skip
     return read_report(junit)

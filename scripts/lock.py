@@ -25,7 +25,7 @@ def checkout_lock(git_dir: Path, checkout: Path) -> Generator[None, None, None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             # The holder before us may have removed the file after we opened it: then ours is a stale inode.
-            held = os.path.samestat(os.fstat(handle.fileno()), os.stat(lock))
+            held = os.path.samestat(os.fstat(handle.fileno()), lock.stat())
         except (BlockingIOError, FileNotFoundError):
             held = False
         if not held:

@@ -15,7 +15,9 @@ from scripts.redgreen import EXCEPTION, EXCEPTION_MESSAGE
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Record the exception of a failed call phase as user properties, which the junit report writes out."""
     report = yield
     if call.when == "call" and call.excinfo is not None and report.failed:

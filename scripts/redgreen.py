@@ -95,7 +95,9 @@ def green_verdict(case: JunitCase) -> Verdict:
 def prove_patch(base: str, patch: str, red: dict[str, JunitCase], green: dict[str, JunitCase]) -> PatchProof:
     """Pair each test of the red and the green report (a test missing from a report did not run)."""
     tests = sorted(red.keys() | green.keys())
-    proofs = [TestProof(test, red_verdict(red.get(test, NOT_RUN)), green_verdict(green.get(test, NOT_RUN))) for test in tests]
+    proofs = [
+        TestProof(test, red_verdict(red.get(test, NOT_RUN)), green_verdict(green.get(test, NOT_RUN))) for test in tests
+    ]
     return PatchProof(base, patch, proofs)
 
 
@@ -116,11 +118,15 @@ def format_proofs(proofs: list[PatchProof]) -> str:
     rows = [("base", "patch", "test", "red (without the patch)", "green (with it)")]
     for proof in proofs:
         if not proof.tests:
-            rows.append((proof.base, proof.patch, "-", "FAIL: no test ran (the patch adds none, or none collected)", "-"))
+            rows.append(
+                (proof.base, proof.patch, "-", "FAIL: no test ran (the patch adds none, or none collected)", "-")
+            )
         for test in proof.tests:
             rows.append((proof.base, proof.patch, _short(test.test), _cell(test.red), _cell(test.green)))
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows)
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+    )
 
 
 def write_evidence(path: Path, proofs: list[PatchProof], series_digest: str, python_version: str) -> None:

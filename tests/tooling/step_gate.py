@@ -11,7 +11,7 @@ import os
 import shutil
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +64,7 @@ class Gate:
 
 
 @contextmanager
-def step_gate(directory: Path, step: str, occurrence: int = 1) -> Iterator[Gate]:
+def step_gate(directory: Path, step: str, occurrence: int = 1) -> Generator[Gate, None, None]:
     """A gate at the ``occurrence``-th git call whose subcommand starts with ``step`` (e.g. ``"worktree add"``)."""
     real_git = shutil.which("git")
     assert real_git is not None

@@ -27,16 +27,24 @@ FIRST = [*RUNNER_LINES[:9], "fixed 10", *RUNNER_LINES[10:]]
 SECOND = [*FIRST[:19], "fixed 20", *FIRST[20:]]
 SIGNALS = [signal.SIGINT, signal.SIGTERM]
 INTERRUPTED = "runguard: error: interrupted; nothing was changed\n"
-# Each step of `apply --checkout` that changes something in the checkout's repository, in order.
+# (git subcommand, occurrence): each step of `apply --checkout` that changes the checkout's repository, in order.
 CHECKOUT_STEPS = [("worktree add", 1), ("am", 1), ("am", 2), ("branch", 1)]
 # `apply --base`: materializing the base (its commit), then applying the series to the cached copy.
 BASE_STEPS = [("commit", 1), ("am", 1)]
+
+
+def step_id(step: tuple[str, int]) -> str:
+    return f"{step[0].replace(' ', '-')}-{step[1]}"
+
+
 VERSION = "9.9.9"
 
 
-def interrupt_at(step: str, occurrence: int, signum: signal.Signals, gate_dir: Path, *args: str, env: dict[str, str]) -> tuple[int, str]:
+def interrupt_at(
+    step: tuple[str, int], signum: signal.Signals, gate_dir: Path, *args: str, env: dict[str, str]
+) -> tuple[int, str]:
     """Run ``python -m scripts *args``, send ``signum`` once the step has run; return the exit code and stderr."""
-    with step_gate(gate_dir, step, occurrence) as gate:
+    with step_gate(gate_dir, *step) as gate:
         process = start_cli(*args, env={**env, **gate.env})
         gate.wait()
         process.send_signal(signum)
@@ -51,17 +59,17 @@ def leftovers(git_dir: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("signum", SIGNALS, ids=lambda signum: signum.name)
-@pytest.mark.parametrize(("step", "occurrence"), CHECKOUT_STEPS, ids=lambda value: str(value).replace(" ", "-"))
+@pytest.mark.parametrize("step", CHECKOUT_STEPS, ids=step_id)
 def test_signal_at_each_checkout_step_changes_nothing(
-    framework: Path, series: SeriesBuilder, env: dict[str, str], tmp_path: Path,
-    step: str, occurrence: int, signum: signal.Signals,
+    framework: Path, series: SeriesBuilder, env: dict[str, str], tmp_path: Path, *, step: tuple[str, int],
+    signum: signal.Signals,
 ) -> None:  # fmt: skip
     series.add("first", FIRST)
     series.add("second", SECOND)
     make_lived_in(framework)
     before = checkout_state(framework)
 
-    code, stderr = interrupt_at(step, occurrence, signum, tmp_path / "gate", "apply", "--checkout", str(framework), env=env)
+    code, stderr = interrupt_at(step, signum, tmp_path / "gate", "apply", "--checkout", str(framework), env=env)
 
     assert (code, stderr) == (130, INTERRUPTED)
     assert checkout_state(framework) == before
@@ -72,10 +80,10 @@ def test_signal_at_each_checkout_step_changes_nothing(
 
 
 @pytest.mark.parametrize("signum", SIGNALS, ids=lambda signum: signum.name)
-@pytest.mark.parametrize(("step", "occurrence"), BASE_STEPS, ids=lambda value: str(value).replace(" ", "-"))
+@pytest.mark.parametrize("step", BASE_STEPS, ids=step_id)
 def test_signal_while_building_the_cache_leaves_no_partial_entry(
-    patches: Path, env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    step: str, occurrence: int, signum: signal.Signals,
+    patches: Path, env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, step: tuple[str, int],
+    signum: signal.Signals,
 ) -> None:  # fmt: skip
     with serve_index(Index([VERSION])) as index:
         monkeypatch.setenv("RUNGUARD_INDEX_URL", f"{index.url}/simple")
@@ -84,7 +92,7 @@ def test_signal_while_building_the_cache_leaves_no_partial_entry(
         series.add("fix", ["fixed 1", "line 2"])
         cli_env = {**env, "RUNGUARD_INDEX_URL": f"{index.url}/simple", "RUNGUARD_CACHE": str(tmp_path / "cli-cache")}
 
-        code, stderr = interrupt_at(step, occurrence, signum, tmp_path / "gate", "apply", "--base", VERSION, env=cli_env)
+        code, stderr = interrupt_at(step, signum, tmp_path / "gate", "apply", "--base", VERSION, env=cli_env)
 
         assert (code, stderr) == (130, INTERRUPTED)
         cache = tmp_path / "cli-cache"
@@ -131,9 +139,9 @@ def test_lock_file_left_by_a_killed_apply_does_not_block(
 
 def test_lock_is_exclusive_until_released(framework: Path) -> None:
     git_dir = framework / ".git"
-    with checkout_lock(git_dir, framework), pytest.raises(RunguardError, match="another runguard apply is running"):
-        with checkout_lock(git_dir, framework):
-            pass  # pragma: no cover (never entered)
+    busy = pytest.raises(RunguardError, match="another runguard apply is running")
+    with checkout_lock(git_dir, framework), busy, checkout_lock(git_dir, framework):
+        pass  # never reached: the second lock raises
     with checkout_lock(git_dir, framework):
         assert (git_dir / LOCK_NAME).exists()
     assert not (git_dir / LOCK_NAME).exists()

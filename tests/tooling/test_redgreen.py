@@ -16,7 +16,7 @@ from scripts.redgreen import format_proofs, green_verdict, prove_patch, read_rep
 from scripts.series import read_series
 from tests.tooling.helpers import REPO_ROOT, RUNNER_LINES, TIMEOUT_SECONDS, SeriesBuilder, git
 
-SAMPLE_TESTS = '''
+SAMPLE_TESTS = """
 import threading
 
 import pytest
@@ -49,7 +49,7 @@ def test_passes():
 @pytest.mark.timeout(0.2)
 def test_hangs():
     threading.Event().wait(30)
-'''
+"""
 
 RED = {
     "test_sample::test_plain_assert": (True, "assert 1 == 2"),
@@ -131,7 +131,9 @@ def test_prefixes_map_each_applied_patch_to_its_commit(
     test_file = "python/packages/core/tests/workflow/test_fix.py"
     series.add("fix", [*RUNNER_LINES[:9], "fixed 10", *RUNNER_LINES[10:]], files={test_file: ["def test_a(): ..."]})
     series.add("unchanged-again", RUNNER_LINES)  # reverses the first patch: not upstream, adds no test
-    upstream = "Upstream-Status: not forwarded\nUpstream-Detect: python/packages/core/agent_framework/__init__.py # core"
+    upstream = (
+        "Upstream-Status: not forwarded\nUpstream-Detect: python/packages/core/agent_framework/__init__.py # core"
+    )
     series.add("already-upstream", [*RUNNER_LINES[:19], "fixed 20", *RUNNER_LINES[20:]], trailers=upstream)
     patched = patched_copy(framework, "synthetic", read_series(series.patches))
 
