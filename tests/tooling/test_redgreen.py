@@ -67,6 +67,7 @@ RED = {
 def sample_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, JunitCase]:
     """A junit report, with recorded exceptions, of tests that fail in every way a red test can."""
     root = tmp_path_factory.mktemp("sample")
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")  # as upstream's: the root is the rootdir
     (root / "tests").mkdir()
     (root / "tests" / "test_sample.py").write_text(SAMPLE_TESTS)
     (root / "tests" / "test_broken.py").write_text("import no_such_module\n")
