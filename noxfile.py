@@ -1,6 +1,7 @@
-"""nox sessions that validate the runguard patch series: apply, tests, upstream, lint, typecheck, docs, wheel, export.
+"""nox sessions that validate the runguard patch series: apply, tests, upstream, lint, typecheck, docs, redgreen,
+wheel, export.
 
-``nox`` alone runs the offline validation set (tests, lint, typecheck, docs) on every base in
+``nox`` alone runs the offline validation set (tests, lint, typecheck, docs, redgreen) on every base in
 ``patches/bases``; ``nox -s SESSION -- --base V`` narrows a session to one base.
 """
 
@@ -23,6 +24,7 @@ from scripts.apply import PatchedCheckout, patched_copy, snapshot_checkout  # no
 from scripts.checkout import CORE_PACKAGE, open_checkout  # noqa: E402
 from scripts.cli import prepare_base  # noqa: E402
 from scripts.differential import (  # noqa: E402
+    JunitCase,
     junit_outcomes,
     new_errors,
     pyright_errors,
@@ -34,12 +36,14 @@ from scripts.evidence import NOT_RUN, issue_check, new_test_check, ruff_check, w
 from scripts.export import export_series  # noqa: E402
 from scripts.locations import patches_dir  # noqa: E402
 from scripts.metadata import file_changes, read_patch_info  # noqa: E402
+from scripts.prefixes import PatchStep, check_out, clone_prefixes  # noqa: E402
+from scripts.redgreen import PatchProof, format_proofs, prove_patch, read_report, write_evidence  # noqa: E402
 from scripts.series import read_bases, read_series  # noqa: E402
 from scripts.wheel import add_manifest, local_version, only_wheel, series_manifest, stage_build_tree  # noqa: E402
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
-nox.options.sessions = ["tests", "lint", "typecheck", "docs"]
+nox.options.sessions = ["tests", "lint", "typecheck", "docs", "redgreen"]
 
 PINS = str(ROOT / "pins.txt")
 TEST_TOOLS = ("pytest", "pytest-asyncio", "pytest-timeout", "hypothesis")
@@ -333,3 +337,55 @@ def export(session: nox.Session) -> None:
     for row in rows:
         session.log(f"{row['patch']}: {row['upstream status']}; {row['since last export']}; {row['what to do']}")
     session.log(f"PR material for {len(rows)} patch(es) in {EXPORT}")
+
+
+# --- redgreen (issue 5): each patch's added tests fail by an assertion without the patch and pass with it ---
+
+
+REDGREEN_EVIDENCE = ROOT / "docs" / "data" / "redgreen.json"
+PYTEST_RAN = [0, 1, 5]  # all passed, some failed, no test: the junit report tells which
+
+
+def _redgreen_run(session: nox.Session, root: Path, label: str, tests: list[str]) -> dict[str, JunitCase]:
+    junit = root / f"{label}.xml"
+    with session.chdir(root):
+        session.run(
+            "pytest", *PYTEST_NO_WRITES, "--tb=short", "--continue-on-collection-errors",
+            "-p", "scripts.pytest_exceptions", f"--junitxml={junit}", *tests,
+            env={**NO_BYTECODE, "PYTHONPATH": str(ROOT)}, success_codes=PYTEST_RAN,
+        )  # fmt: skip
+    return read_report(junit)
+
+
+def _prove(session: nox.Session, version: str, repo: Path, step: PatchStep) -> PatchProof:
+    """Run the patch's tests, taken from its own tree, on the prefix without it (red) and with it (green)."""
+    if not step.added_tests:
+        return PatchProof(version, step.name, [])
+    with _reported(session):
+        check_out(repo, step.commit)
+        root = _test_root(session, repo, f"redgreen-{version}-{step.name}")
+        check_out(repo, step.parent)
+    red = _redgreen_run(session, root, "red", step.added_tests)
+    with _reported(session):
+        check_out(repo, step.commit)
+    return prove_patch(version, step.name, red, _redgreen_run(session, root, "green", step.added_tests))
+
+
+@nox.session
+def redgreen(session: nox.Session) -> None:
+    """Per base and patch: its added tests fail by an assertion on the series prefix without it, then pass."""
+    _install(session, *TEST_TOOLS)
+    proofs: list[PatchProof] = []
+    for version, _, patched in _patched_bases(session):
+        repo = _scratch(session) / f"prefixes-{version}"
+        with _reported(session):
+            steps = clone_prefixes(patched, repo)
+        _install(session, "--editable", str(repo / CORE_PACKAGE))  # then each `git checkout` switches the package
+        proofs += [_prove(session, version, repo, step) for step in steps]
+    python = str(session.run("python", "-c", "import platform; print(platform.python_version())", silent=True))
+    write_evidence(REDGREEN_EVIDENCE, proofs, read_series(patches_dir()).digest(), python.strip())
+    print(format_proofs(proofs))
+    session.log(f"results written to {REDGREEN_EVIDENCE.relative_to(ROOT)}")
+    failed = sorted({f"{proof.base} {proof.patch}" for proof in proofs if not proof.ok})
+    if failed:
+        session.error(f"not red by an assertion, then green: {', '.join(failed)}")

@@ -12,6 +12,7 @@ from scripts.base import materialize_base
 from scripts.checkout import open_checkout
 from scripts.engine import SeriesConflict
 from scripts.errors import RunguardError
+from scripts.interrupts import interruptible
 from scripts.locations import patches_dir
 from scripts.report import format_table
 from scripts.series import read_series
@@ -71,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run a command; failures print one ``runguard: error:`` line and return non-zero."""
     arguments = build_parser().parse_args(argv)
     try:
-        arguments.run(arguments)
+        with interruptible():  # SIGTERM, like Ctrl-C, unwinds through the clean-up of whatever was under way
+            arguments.run(arguments)
     except SeriesConflict as conflict:
         print(format_table("series", conflict.results))
         print(f"runguard: error: {conflict}; nothing was changed", file=sys.stderr)
