@@ -1,6 +1,6 @@
-"""nox sessions that validate the runguard patch series: apply, tests, upstream, lint, typecheck, docs, redgreen,
-wheel, export.
+"""nox sessions that validate, prove and ship the runguard patch series.
 
+Sessions: apply, tests, upstream, lint, typecheck, docs, redgreen, wheel, export.
 ``nox`` alone runs the offline validation set (tests, lint, typecheck, docs, redgreen) on every base in
 ``patches/bases``; ``nox -s SESSION -- --base V`` narrows a session to one base.
 """
