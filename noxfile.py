@@ -27,6 +27,7 @@ from scripts.apply import PatchedCheckout, patched_copy, snapshot_checkout  # no
 from scripts.base import materialize_base  # noqa: E402
 from scripts.checkout import CORE_PACKAGE, open_checkout  # noqa: E402
 from scripts.cli import prepare_base  # noqa: E402
+from scripts.datafiles import write_data  # noqa: E402
 from scripts.differential import (  # noqa: E402
     junit_outcomes,
     new_errors,
@@ -34,7 +35,6 @@ from scripts.differential import (  # noqa: E402
     regressed_tests,
     select_upstream_tests,
 )
-from scripts.datafiles import write_data  # noqa: E402
 from scripts.errors import RunguardError  # noqa: E402
 from scripts.locations import patches_dir  # noqa: E402
 from scripts.mermaid import mermaid_bundle  # noqa: E402

@@ -89,11 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     for page in pages:
         name = page.relative_to(arguments.site)
-        shot = arguments.screenshots / f"{name.with_suffix('').as_posix().replace('/', '-')}.png" if arguments.screenshots else None
+        shot = (
+            arguments.screenshots / f"{name.with_suffix('').as_posix().replace('/', '-')}.png"
+            if arguments.screenshots
+            else None
+        )
         problem = check_page(chromium, page, shot)
         failed += bool(problem)
-        print(f"{'FAIL' if problem else 'ok'}  {name}{': ' + problem if problem else ''}")  # noqa: T201
-    print(f"{len(pages) - failed} passed, {failed} failed")  # noqa: T201
+        print(f"{'FAIL' if problem else 'ok'}  {name}{': ' + problem if problem else ''}")
+    print(f"{len(pages) - failed} passed, {failed} failed")
     return 1 if failed or not pages else 0
 
 

@@ -32,7 +32,7 @@ class Column:
 
 def _cell(value: object) -> str:
     if value is None:
-        return "–"
+        return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -86,11 +86,14 @@ def applicability_matrix(data: Mapping[str, Any], name: str) -> list[str]:
     cells = {(str(row["target"]), str(row["patch"])): row for row in rows}
     body = [
         [f"`{patch['name']}`", _cell(patch["upstream_status"])]
-        + [_cell(cells[target, patch["name"]]["outcome"]) if (target, patch["name"]) in cells else "–" for target in targets]
+        + [
+            _cell(cells[target, patch["name"]]["outcome"]) if (target, patch["name"]) in cells else "-"
+            for target in targets
+        ]
         for patch in patches
     ]
     notes = [f"- {row['target']}, `{row['patch']}`: {_cell(row['detail'])}" for row in rows if row.get("detail")]
-    return _table(["patch", "upstream status", *targets], body) + ([""] + notes if notes else [])
+    return _table(["patch", "upstream status", *targets], body) + (["", *notes] if notes else [])
 
 
 RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
@@ -157,5 +160,5 @@ def render_dataset(name: str, data_dir: Path, series: str) -> str:
         raise DataError(f"{path}: expected a JSON object")
     body = cast("dict[str, Any]", data)
     summary = [str(body["summary"]), ""] if isinstance(body.get("summary"), str) else []
-    lines = _stamp(body.get("produced"), name, series) + [""] + summary + RENDERERS[name](body, name)
+    lines = [*_stamp(body.get("produced"), name, series), "", *summary, *RENDERERS[name](body, name)]
     return "\n".join(lines)

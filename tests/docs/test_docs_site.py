@@ -11,11 +11,11 @@ import sys
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pytest
-from mkdocs.config import load_config
 from mkdocs.utils.meta import get_data
+from mkdocs.utils.yaml import yaml_load  # pyright: ignore[reportUnknownVariableType] (its IO argument)
 
 from scripts.locations import REPO_ROOT, patches_dir
 from scripts.patch_summary import summarize
@@ -61,8 +61,7 @@ def _nav_pages(items: object) -> Iterator[str]:
 
 
 def _nav() -> list[str]:
-    config = load_config(str(REPO_ROOT / "mkdocs.yml"))
-    return list(_nav_pages(config["nav"]))
+    return list(_nav_pages(yaml_load((REPO_ROOT / "mkdocs.yml").read_text())["nav"]))
 
 
 def _html(page: str) -> str:
@@ -73,7 +72,7 @@ def _member_pages() -> dict[tuple[str, str], str]:
     """``(family, member)`` from each member page's front matter, mapped to its path under docs/."""
     pages: dict[tuple[str, str], str] = {}
     for path in sorted((DOCS / "members").glob("*.md")):
-        meta = cast("dict[str, Any]", get_data(path.read_text())[1])
+        meta = get_data(path.read_text())[1]
         if "family" in meta:
             pages[str(meta["family"]), str(meta["member"])] = str(path.relative_to(DOCS))
     return pages
