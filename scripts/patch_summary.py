@@ -51,5 +51,8 @@ def render_entry(summary: PatchSummary, number: int) -> str:
     facts += [f"- **Upstream status:** {info.upstream_status}"]
     facts += [f"- **{key}:** {', '.join(info.values(key))}" for key in ("Fixes", "Refs") if info.values(key)]
     facts += [f"- **Changes:** {', '.join(f'`{name}`' for name in summary.changes)}"]
-    facts += [f"- **Regression test:** `{test}`" for test in summary.tests]
+    files = dict.fromkeys(test.split("::")[0] for test in summary.tests)
+    for name in files:
+        tests = [test.split("::")[1] for test in summary.tests if test.startswith(f"{name}::")]
+        facts += [f"- **Regression tests** in `{name}`:", *(f"    - `{test}`" for test in tests)]
     return "\n".join([f"## {number}. {title} {{#{summary.anchor}}}", "", *facts])
