@@ -1,9 +1,8 @@
-"""nox sessions that validate the runguard patch series: apply, tests, upstream, lint, typecheck, docs.
+"""nox sessions that validate, prove and ship the runguard patch series.
 
-Sessions for the documentation site: ``docs`` (build and test it), ``browser`` (check it in headless chromium)
-and ``applicability`` (write the data file of the applicability matrix that the site renders).
-
-``nox`` alone runs the offline validation set (tests, lint, typecheck, docs) on every base in
+Sessions: apply, tests, upstream, lint, typecheck, docs, redgreen, wheel, export; for the documentation
+site also browser (check it in headless chromium) and applicability (write the applicability matrix's data).
+``nox`` alone runs the offline validation set (tests, lint, typecheck, docs, redgreen) on every base in
 ``patches/bases``; ``nox -s SESSION -- --base V`` narrows a session to one base.
 """
 
@@ -29,6 +28,7 @@ from scripts.checkout import CORE_PACKAGE, open_checkout  # noqa: E402
 from scripts.cli import prepare_base  # noqa: E402
 from scripts.datafiles import write_data  # noqa: E402
 from scripts.differential import (  # noqa: E402
+    JunitCase,
     junit_outcomes,
     new_errors,
     pyright_errors,
@@ -36,13 +36,19 @@ from scripts.differential import (  # noqa: E402
     select_upstream_tests,
 )
 from scripts.errors import RunguardError  # noqa: E402
+from scripts.evidence import NOT_RUN, issue_check, new_test_check, ruff_check, wheel_check  # noqa: E402
+from scripts.export import export_series  # noqa: E402
 from scripts.locations import patches_dir  # noqa: E402
 from scripts.mermaid import mermaid_bundle  # noqa: E402
+from scripts.metadata import file_changes, read_patch_info  # noqa: E402
+from scripts.prefixes import PatchStep, check_out, clone_prefixes  # noqa: E402
+from scripts.redgreen import PatchProof, format_proofs, prove_patch, read_report, write_evidence  # noqa: E402
 from scripts.series import read_bases, read_series  # noqa: E402
+from scripts.wheel import add_manifest, local_version, only_wheel, series_manifest, stage_build_tree  # noqa: E402
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
-nox.options.sessions = ["tests", "lint", "typecheck", "docs"]
+nox.options.sessions = ["tests", "lint", "typecheck", "docs", "redgreen"]
 
 PINS = str(ROOT / "pins.txt")
 TEST_TOOLS = ("pytest", "pytest-asyncio", "pytest-timeout", "hypothesis")
@@ -239,8 +245,10 @@ def _pyright_errors(session: nox.Session, repo: Path) -> Counter[str]:
 def typecheck(session: nox.Session) -> None:
     """Pyright strict on this repo; on each base, pyright errors the series adds to the core package."""
     _install(session, "pyright[nodejs]", "nox", *TEST_TOOLS, *DOCS_TOOLS)
+    bases = list(_patched_bases(session))
+    _install_core(session, bases[0][2].path)  # the scenario and wheel tests import agent_framework
     session.run("pyright")
-    for version, base, patched in _patched_bases(session):
+    for version, base, patched in bases:
         if not patched.touched_python_files():
             session.log(f"{version}: the series touches no Python file; no pyright difference to check")
             continue
@@ -291,3 +299,136 @@ def applicability(session: nox.Session) -> None:
             targets.append((f"checkout-{checkout.head[:12]}", snapshot_checkout(checkout)))
         path = write_data("applicability", command, applicability_matrix(targets))
     session.log(f"wrote {path}")
+
+
+# --- wheel and export: use the series today as a wheel, send it upstream as PRs ---------------------------------------
+
+DIST = ROOT / "dist"
+
+
+def _fresh_venv_python(session: nox.Session, name: str) -> str:
+    """A new, empty venv in the session's scratch directory; returns its interpreter."""
+    venv = _scratch(session) / name
+    shutil.rmtree(venv, ignore_errors=True)
+    session.run("uv", "venv", "--quiet", str(venv))
+    return str(venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python"))
+
+
+@nox.session(venv_backend="uv")
+def wheel(session: nox.Session) -> None:
+    """`-- --base V`: build agent-framework-core V+runguard.<hash> into dist/; test it in a fresh venv."""
+    _install(session, "wheel")
+    for version, _, patched in _patched_bases(session):
+        work = _scratch(session) / f"wheel-{version}"
+        shutil.rmtree(work, ignore_errors=True)
+        (work / "packed").mkdir(parents=True)
+        with _reported(session):
+            series = read_series(patches_dir())
+            tree = stage_build_tree(patched.path, version, local_version(version, series), work / "tree")
+        built = work / "built"
+        session.run("uv", "build", "--wheel", "--quiet", "--build-constraint", PINS, "--out-dir", str(built), str(tree))
+        with _reported(session):
+            session.run("python", "-m", "wheel", "unpack", "--dest", str(work / "unpacked"), str(only_wheel(built)))
+            unpacked = add_manifest(work / "unpacked", series_manifest(version, series))
+        session.run("python", "-m", "wheel", "pack", "--dest-dir", str(work / "packed"), str(unpacked))
+        DIST.mkdir(exist_ok=True)
+        path = (work / "packed" / only_wheel(built).name).replace(DIST / only_wheel(built).name)
+        session.log(f"{version}: built {path}")
+        python = _fresh_venv_python(session, f"fresh-{version}")
+        session.run("uv", "pip", "install", "--quiet", "--python", python, str(path), *TEST_TOOLS, "-c", PINS)
+        env = {**NO_BYTECODE, "RUNGUARD_BASE": version, "RUNGUARD_WHEEL": str(path)}
+        session.run(python, "-m", "pytest", *PYTEST_NO_WRITES, "tests/scenarios", "tests/wheel", env=env, external=True)
+        session.log(f"{version}: {path.name} passes the scenario tests in a fresh venv")
+
+
+EXPORT = ROOT / "export"
+
+
+def _added_test_outcomes(session: nox.Session, version: str, patched: PatchedCheckout) -> dict[str, str]:
+    """Run the tests the series adds on a patched base; their junit outcomes (failures are reported, not fatal)."""
+    added = patched.added_tests()
+    if not added:
+        return {}
+    _install_core(session, patched.path)
+    root = _test_root(session, patched.path, f"export-{version}")
+    with session.chdir(root):
+        session.run(
+            "pytest", *PYTEST_NO_WRITES, "-q", "--junitxml=junit.xml", *added, env=NO_BYTECODE, success_codes=[0, 1]
+        )
+    return junit_outcomes(root / "junit.xml")
+
+
+@nox.session
+def export(session: nox.Session) -> None:
+    """PR material per patch in export/: title, body (checklist from the checks run here), mbox, range-diff."""
+    _install(session, "ruff", *TEST_TOOLS, *UPSTREAM_TEST_DEPS)
+    with _reported(session):
+        series = read_series(patches_dir())
+        patches = [(read_patch_info(patch), file_changes(patch)) for patch in series.patches]
+    checks = {info.path.name: [*NOT_RUN, issue_check(info)] for info, _ in patches}
+    bases = list(_patched_bases(session))
+    for version, _, patched in bases:
+        outcomes = _added_test_outcomes(session, version, patched)
+        for info, changes in patches:
+            checks[info.path.name] += [
+                new_test_check(version, changes, outcomes),
+                ruff_check(Path(session.bin) / "ruff", patched.path, version, changes),
+                wheel_check(DIST, version, series),
+            ]
+    with _reported(session):
+        rows = export_series(series, EXPORT, checks, bases[0][1])
+    for row in rows:
+        session.log(f"{row['patch']}: {row['upstream status']}; {row['since last export']}; {row['what to do']}")
+    session.log(f"PR material for {len(rows)} patch(es) in {EXPORT}")
+
+
+# --- redgreen (issue 5): each patch's added tests fail by an assertion without the patch and pass with it ---
+
+
+REDGREEN_EVIDENCE = ROOT / "docs" / "data" / "redgreen.json"
+PYTEST_RAN = [0, 1, 5]  # all passed, some failed, no test: the junit report tells which
+
+
+def _redgreen_run(session: nox.Session, root: Path, label: str, tests: list[str]) -> dict[str, JunitCase]:
+    junit = root / f"{label}.xml"
+    with session.chdir(root):
+        session.run(
+            "pytest", *PYTEST_NO_WRITES, "--tb=short", "--continue-on-collection-errors",
+            "-p", "scripts.pytest_exceptions", f"--junitxml={junit}", *tests,
+            env={**NO_BYTECODE, "PYTHONPATH": str(ROOT)}, success_codes=PYTEST_RAN,
+        )  # fmt: skip
+    return read_report(junit)
+
+
+def _prove(session: nox.Session, version: str, repo: Path, step: PatchStep) -> PatchProof:
+    """Run the patch's tests, taken from its own tree, on the prefix without it (red) and with it (green)."""
+    if not step.added_tests:
+        return PatchProof(version, step.name, [])
+    with _reported(session):
+        check_out(repo, step.commit)
+        root = _test_root(session, repo, f"redgreen-{version}-{step.name}")
+        check_out(repo, step.parent)
+    red = _redgreen_run(session, root, "red", step.added_tests)
+    with _reported(session):
+        check_out(repo, step.commit)
+    return prove_patch(version, step.name, red, _redgreen_run(session, root, "green", step.added_tests))
+
+
+@nox.session
+def redgreen(session: nox.Session) -> None:
+    """Per base and patch: its added tests fail by an assertion on the series prefix without it, then pass."""
+    _install(session, *TEST_TOOLS)
+    proofs: list[PatchProof] = []
+    for version, _, patched in _patched_bases(session):
+        repo = _scratch(session) / f"prefixes-{version}"
+        with _reported(session):
+            steps = clone_prefixes(patched, repo)
+        _install(session, "--editable", str(repo / CORE_PACKAGE))  # then each `git checkout` switches the package
+        proofs += [_prove(session, version, repo, step) for step in steps]
+    python = str(session.run("python", "-c", "import platform; print(platform.python_version())", silent=True))
+    write_evidence(REDGREEN_EVIDENCE, proofs, read_series(patches_dir()).digest(), python.strip())
+    print(format_proofs(proofs))
+    session.log(f"results written to {REDGREEN_EVIDENCE.relative_to(ROOT)}")
+    failed = sorted({f"{proof.base} {proof.patch}" for proof in proofs if not proof.ok})
+    if failed:
+        session.error(f"not red by an assertion, then green: {', '.join(failed)}")

@@ -29,22 +29,26 @@ class PatchedCheckout:
     source_commit: str
     results: list[PatchResult]
 
-    def changed_files(self, diff_filter: str, under: Path = CORE_PACKAGE) -> list[str]:
-        """Repo-relative paths under ``under`` that the series changed, selected by ``git diff --diff-filter``."""
-        names = git_output(
-            "diff", "--name-only", f"--diff-filter={diff_filter}", self.source_commit, "HEAD", "--", str(under),
-            cwd=self.path,
-        )  # fmt: skip
-        return names.splitlines()
-
     def added_tests(self) -> list[str]:
         """Test files the series adds under the core package's ``tests/``, relative to the core package."""
-        added = self.changed_files("A", CORE_PACKAGE / "tests")
-        return [str(Path(name).relative_to(CORE_PACKAGE)) for name in added if Path(name).name.startswith("test_")]
+        return added_tests(self.path, self.source_commit, "HEAD")
 
     def touched_python_files(self) -> list[str]:
         """Python files the series adds or modifies, relative to the repo root."""
-        return [name for name in self.changed_files("AM") if name.endswith(".py")]
+        changed = changed_files(self.path, self.source_commit, "HEAD", "AM", CORE_PACKAGE)
+        return [name for name in changed if name.endswith(".py")]
+
+
+def changed_files(repo: Path, old: str, new: str, diff_filter: str, under: Path) -> list[str]:
+    """Repo-relative paths under ``under`` changed from ``old`` to ``new``, selected by ``git diff --diff-filter``."""
+    names = git_output("diff", "--name-only", f"--diff-filter={diff_filter}", old, new, "--", str(under), cwd=repo)
+    return names.splitlines()
+
+
+def added_tests(repo: Path, old: str, new: str) -> list[str]:
+    """Test files added from ``old`` to ``new`` under the core package's ``tests/``, relative to the core package."""
+    added = changed_files(repo, old, new, "A", CORE_PACKAGE / "tests")
+    return [str(Path(name).relative_to(CORE_PACKAGE)) for name in added if Path(name).name.startswith("test_")]
 
 
 def _to_record(results: list[PatchResult]) -> list[dict[str, Any]]:
@@ -55,7 +59,8 @@ def _from_record(items: list[dict[str, Any]]) -> list[PatchResult]:
     return [PatchResult(**{**item, "outcome": Outcome(item["outcome"])}) for item in items]
 
 
-def _clone_at(source: Path, commit: str, scratch: Path) -> None:
+def clone_at(source: Path, commit: str, scratch: Path) -> None:
+    """Clone ``source`` into ``scratch`` (which must not exist or be empty) with ``commit`` checked out, detached."""
     run_git("clone", "--quiet", "--no-checkout", str(source), str(scratch), cwd=scratch.parent)
     run_git("checkout", "--quiet", "--detach", commit, cwd=scratch)
 
@@ -65,7 +70,7 @@ def snapshot_checkout(checkout: Checkout) -> Path:
     destination = cache_dir() / "checkouts" / checkout.head
     if load_record(destination) is None:
         with building(destination) as scratch:
-            _clone_at(checkout.root, checkout.head, scratch)
+            clone_at(checkout.root, checkout.head, scratch)
             publish(scratch, destination, {"source": str(checkout.root)})
     return destination
 
@@ -78,7 +83,7 @@ def patched_copy(source: Path, label: str, series: Series) -> PatchedCheckout:
     record = load_record(destination)
     if record is None:
         with building(destination) as scratch:
-            _clone_at(source, commit, scratch)
+            clone_at(source, commit, scratch)
             results = apply_series(scratch, series)
             record = publish(scratch, destination, {"source_commit": commit, "results": _to_record(results)})
     return PatchedCheckout(destination, commit, _from_record(record["results"]))
@@ -86,7 +91,7 @@ def patched_copy(source: Path, label: str, series: Series) -> PatchedCheckout:
 
 def default_branch_name(series: Series) -> str:
     """The branch an apply creates unless told otherwise."""
-    return f"runguard/{series.digest()[:12]}"
+    return f"runguard/{series.short_digest()}"
 
 
 def apply_to_checkout(checkout: Checkout, series: Series, branch: str) -> list[PatchResult]:

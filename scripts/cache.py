@@ -16,7 +16,10 @@ RECORD = "runguard-record.json"
 
 
 def load_record(repo: Path) -> dict[str, Any] | None:
-    """The record saved with a cached repo, or None when the repo is missing, modified or damaged."""
+    """The record saved with a cached repo, or None when the repo is missing, modified or damaged.
+
+    Damaged includes a corrupt or missing git object (``git fsck``), which ``git status`` alone does not read.
+    """
     record_file = repo / ".git" / RECORD
     if not record_file.is_file():
         return None
@@ -27,7 +30,10 @@ def load_record(repo: Path) -> dict[str, Any] | None:
     head = run_git("rev-parse", "--verify", "--quiet", "HEAD", cwd=repo, check=False)
     status = run_git("status", "--porcelain", "--untracked-files=all", cwd=repo, check=False)
     intact = head.returncode == 0 and head.stdout.strip() == record.get("commit")
-    return record if intact and status.returncode == 0 and not status.stdout else None
+    if not intact or status.returncode != 0 or status.stdout:
+        return None
+    objects_sound = run_git("fsck", "--full", "--no-dangling", "--no-progress", cwd=repo, check=False).returncode == 0
+    return record if objects_sound else None
 
 
 @contextmanager

@@ -1,8 +1,9 @@
-"""Command line: ``python -m scripts apply (--base V | --checkout PATH)``."""
+"""Command line: ``python -m scripts apply (--base V | --checkout PATH)`` and ``python -m scripts manifest WHEEL``."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -11,9 +12,11 @@ from scripts.base import materialize_base
 from scripts.checkout import open_checkout
 from scripts.engine import SeriesConflict
 from scripts.errors import RunguardError
+from scripts.interrupts import interruptible
 from scripts.locations import patches_dir
 from scripts.report import format_table
 from scripts.series import read_series
+from scripts.wheel import series_manifest, wheel_manifest
 
 
 def prepare_base(version: str) -> tuple[Path, PatchedCheckout]:
@@ -41,6 +44,14 @@ def _apply(arguments: argparse.Namespace) -> None:
     print(f"created branch {branch} in {checkout.root}; your branch, index, working tree and stash are unchanged")
 
 
+def _manifest(arguments: argparse.Namespace) -> None:
+    manifest = wheel_manifest(Path(arguments.wheel))
+    print(json.dumps(manifest, indent=2))
+    if manifest != series_manifest(str(manifest.get("base")), read_series(patches_dir())):
+        raise RunguardError(f"{arguments.wheel} was built from another series than the one in {patches_dir()}")
+    print(f"the manifest matches the series in {patches_dir()}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m scripts``."""
     parser = argparse.ArgumentParser(prog="runguard", description=__doc__)
@@ -51,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--checkout", metavar="PATH", help="a git clone of microsoft/agent-framework")
     apply.add_argument("--branch", help="name of the branch to create (--checkout only)")
     apply.set_defaults(run=_apply)
+    manifest = commands.add_parser("manifest", help="print a runguard wheel's series manifest and check it")
+    manifest.add_argument("wheel", metavar="WHEEL", help="a wheel built by `nox -s wheel`")
+    manifest.set_defaults(run=_manifest)
     return parser
 
 
@@ -58,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run a command; failures print one ``runguard: error:`` line and return non-zero."""
     arguments = build_parser().parse_args(argv)
     try:
-        arguments.run(arguments)
+        with interruptible():  # SIGTERM, like Ctrl-C, unwinds through the clean-up of whatever was under way
+            arguments.run(arguments)
     except SeriesConflict as conflict:
         print(format_table("series", conflict.results))
         print(f"runguard: error: {conflict}; nothing was changed", file=sys.stderr)

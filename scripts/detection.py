@@ -5,15 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from scripts.git import git_output, run_git
-from scripts.metadata import PatchInfo
+from scripts.metadata import PatchInfo, file_changes
 
 HISTORY_DEPTH = "2000"
-
-
-def touched_paths(worktree: Path, patch: Path) -> list[str]:
-    """The paths a patch changes, as ``git apply --numstat`` lists them."""
-    numstat = git_output("apply", "--numstat", "-z", str(patch), cwd=worktree)
-    return [fields.split("\t")[-1] for fields in numstat.split("\0") if fields.count("\t") == 2]
 
 
 def patch_id(patch_text: str, worktree: Path) -> str:
@@ -24,7 +18,7 @@ def patch_id(patch_text: str, worktree: Path) -> str:
 
 def _commit_with_same_patch_id(worktree: Path, info: PatchInfo) -> str | None:
     wanted = patch_id(info.path.read_text(), worktree)
-    paths = touched_paths(worktree, info.path)
+    paths = [change.path for change in file_changes(info.path)]
     if not wanted or not paths:
         return None
     history = git_output(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 from xml.etree import ElementTree
@@ -25,14 +26,30 @@ def select_upstream_tests(core: Path) -> list[str]:
     return chosen
 
 
+@dataclass(frozen=True)
+class JunitCase:
+    """One test case of a junit report: its outcome, the outcome element's message and the test's properties."""
+
+    outcome: str
+    message: str
+    properties: dict[str, str]
+
+
+def junit_cases(junit_xml: Path) -> dict[str, JunitCase]:
+    """Map ``module.Class::test`` to its case (outcome passed, failed, error or skipped) in a pytest junit report."""
+    cases: dict[str, JunitCase] = {}
+    for case in ElementTree.parse(junit_xml).iter("testcase"):  # noqa: S314 (pytest's own report)
+        found = next((case.find(kind) for kind in ("error", "failure", "skipped") if case.find(kind) is not None), None)
+        outcome = "passed" if found is None else found.tag.replace("failure", "failed")
+        message = "" if found is None else found.get("message", "")
+        properties = {item.get("name", ""): item.get("value", "") for item in case.iter("property")}
+        cases[f"{case.get('classname')}::{case.get('name')}"] = JunitCase(outcome, message, properties)
+    return cases
+
+
 def junit_outcomes(junit_xml: Path) -> dict[str, str]:
     """Map ``module.Class::test`` to passed, failed, error or skipped from a pytest junit XML report."""
-    outcomes: dict[str, str] = {}
-    for case in ElementTree.parse(junit_xml).iter("testcase"):  # noqa: S314 (pytest's own report)
-        kinds = {child.tag for child in case}
-        outcome = next((kind for kind in ("error", "failure", "skipped") if kind in kinds), "passed")
-        outcomes[f"{case.get('classname')}::{case.get('name')}"] = outcome.replace("failure", "failed")
-    return outcomes
+    return {test: case.outcome for test, case in junit_cases(junit_xml).items()}
 
 
 def regressed_tests(before: dict[str, str], after: dict[str, str]) -> list[str]:

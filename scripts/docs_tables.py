@@ -7,6 +7,7 @@ named here are ignored, so producers may add fields freely.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,10 +49,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def _rows(data: Mapping[str, Any], name: str) -> list[Row]:
-    rows = data.get("rows")
-    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in cast("list[object]", rows)):
-        raise DataError(f"{name}.json: 'rows' must be a list of objects")
-    return cast("list[Row]", rows)
+    return _objects(data, "rows", f"{name}.json")
 
 
 def _require(row: Row, keys: Sequence[str], where: str) -> None:
@@ -96,15 +94,44 @@ def applicability_matrix(data: Mapping[str, Any], name: str) -> list[str]:
     return _table(["patch", "upstream status", *targets], body) + (["", *notes] if notes else [])
 
 
+def _objects(data: Mapping[str, Any], key: str, where: str) -> list[Row]:
+    items = data.get(key)
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in cast("list[object]", items)):
+        raise DataError(f"{where}: {key!r} must be a list of objects")
+    return cast("list[Row]", items)
+
+
+def _verdict(verdict: object) -> str:
+    """A red or green verdict, ``{"ok": bool, "detail": str}``; one that did not hold is marked FAIL."""
+    outcome: Row = cast("Row", verdict) if isinstance(verdict, dict) else {}
+    return ("" if outcome.get("ok") else "**FAIL:** ") + _cell(outcome.get("detail", verdict))
+
+
+def _short_test(test: str) -> str:
+    """``tests.workflow.test_x::test_y`` or ``tests/workflow/test_x.py::test_y`` as ``test_x::test_y``."""
+    module, _, function = test.partition("::")
+    return f"{re.split(r'[./]', module.removesuffix('.py'))[-1]}::{function}"
+
+
+def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
+    """One row per base, patch and test, as the redgreen session writes them (tests nested in ``patches``)."""
+    body: list[list[str]] = []
+    for number, proof in enumerate(_objects(data, "patches", f"{name}.json")):
+        where = f"{name}.json patches[{number}]"
+        _require(proof, ["base", "patch"], where)
+        tests = _objects(proof, "tests", where)
+        first = [_cell(proof["base"]), f"`{proof['patch']}`"]
+        body += [] if tests else [[*first, "-", "**FAIL:** no test ran", "-"]]
+        for index, test in enumerate(tests):
+            _require(test, ["test", "red", "green"], f"{where}.tests[{index}]")
+            body.append([*first, f"`{_short_test(str(test['test']))}`", _verdict(test["red"]), _verdict(test["green"])])
+    summary = ["**Every test failed without its patch and passed with it.**", ""] if data.get("ok") is True else []
+    return summary + _table(["base", "patch", "test", "without the patch (red)", "with the patch (green)"], body)
+
+
 RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
     "applicability": applicability_matrix,
-    "redgreen": flat_table(
-        Column("base", "base"),
-        Column("patch", "patch"),
-        Column("test", "regression test"),
-        Column("red", "without the patch (red)"),
-        Column("green", "passes with the patch (green)"),
-    ),
+    "redgreen": redgreen_table,
     "stress": flat_table(
         Column("base", "base"),
         Column("series", "series"),
@@ -123,11 +150,20 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
 }
 
 
-def _stamp(produced: object, name: str, series: str) -> list[str]:
+def _produced(data: Mapping[str, Any], name: str) -> Row:
+    """The ``produced`` stamp, or the same facts from top-level ``produced_at``, ``python``, ``series_sha256``."""
+    if "produced" not in data and "produced_at" in data:
+        facts = {"at": data["produced_at"], "on": f"Python {data.get('python', 'unknown')}"}
+        return facts | ({"series": str(data["series_sha256"])[:12]} if "series_sha256" in data else {})
+    produced = data.get("produced")
     if not isinstance(produced, dict):
         raise DataError(f"{name}.json: 'produced' must be an object")
     stamp = cast("Row", produced)
     _require(stamp, ["at", "on"], f"{name}.json 'produced'")
+    return stamp
+
+
+def _stamp(stamp: Row, name: str, series: str) -> list[str]:
     facts = [f"Produced **{stamp['at']}** on {stamp['on']}"]
     labels = (("command", "by"), ("runguard", "from runguard"), ("series", "with series"))
     facts += [f"{label} `{stamp[key]}`" for key, label in labels if key in stamp]
@@ -160,5 +196,5 @@ def render_dataset(name: str, data_dir: Path, series: str) -> str:
         raise DataError(f"{path}: expected a JSON object")
     body = cast("dict[str, Any]", data)
     summary = [str(body["summary"]), ""] if isinstance(body.get("summary"), str) else []
-    lines = [*_stamp(body.get("produced"), name, series), "", *summary, *RENDERERS[name](body, name)]
+    lines = [*_stamp(_produced(body, name), name, series), "", *summary, *RENDERERS[name](body, name)]
     return "\n".join(lines)

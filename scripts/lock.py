@@ -1,7 +1,12 @@
-"""A lock file in a checkout's git directory, so two applies on one checkout cannot interleave."""
+"""A lock in a checkout's git directory, so two applies on one checkout cannot interleave.
+
+The lock is an ``flock`` on ``runguard-apply.lock``: the kernel drops it when its holder exits, however it exits, so
+a lock file left by a killed apply never blocks the next one and no process ids are guessed at.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import os
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -12,38 +17,20 @@ from scripts.errors import RunguardError
 LOCK_NAME = "runguard-apply.lock"
 
 
-def _holder_alive(lock: Path) -> bool:
-    try:
-        pid = int(lock.read_text().strip() or "0")
-        os.kill(pid, 0)
-    except (ValueError, ProcessLookupError, FileNotFoundError):
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _try_create(lock: Path) -> bool:
-    try:
-        handle = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except FileExistsError:
-        return False
-    with os.fdopen(handle, "w") as stream:
-        stream.write(f"{os.getpid()}\n")
-    return True
-
-
 @contextmanager
 def checkout_lock(git_dir: Path, checkout: Path) -> Generator[None, None, None]:
-    """Hold ``git_dir/runguard-apply.lock`` for the block; a lock left by a dead process is taken over."""
+    """Hold ``git_dir/runguard-apply.lock`` for the block, or raise when another apply holds it."""
     lock = git_dir / LOCK_NAME
-    if not _try_create(lock):
-        if _holder_alive(lock):
+    with lock.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # The holder before us may have removed the file after we opened it: then ours is a stale inode.
+            held = os.path.samestat(os.fstat(handle.fileno()), lock.stat())
+        except (BlockingIOError, FileNotFoundError):
+            held = False
+        if not held:
             raise RunguardError(f"another runguard apply is running on {checkout} (lock {lock})")
-        lock.unlink(missing_ok=True)
-        if not _try_create(lock):
-            raise RunguardError(f"another runguard apply is running on {checkout} (lock {lock})")
-    try:
-        yield
-    finally:
-        lock.unlink(missing_ok=True)
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)

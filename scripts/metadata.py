@@ -1,4 +1,4 @@
-"""Patch metadata from the mbox itself: subject, trailers, upstream status and upstream detectors."""
+"""Patch metadata from the mbox itself: subject, body, trailers, upstream status, detectors and changed files."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.errors import RunguardError
-from scripts.git import git_output
+from scripts.git import git_output, run_git
 
-UPSTREAM_STATUS = re.compile(r"not forwarded|forwarded \S+|applied upstream in \S+")
+# Where upstream has it may be a version or a description: "1.24.0", "main after python-1.23.0 (#10204)".
+UPSTREAM_STATUS = re.compile(r"not forwarded|forwarded (?P<url>\S+)|applied upstream in (?P<where>\S.*)")
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class PatchInfo:
     path: Path
     subject: str
     trailers: tuple[tuple[str, str], ...]
+    paragraphs: tuple[str, ...] = ()  # the body without the trailers, paragraph by paragraph
 
     def values(self, key: str) -> list[str]:
         """The values of every trailer named ``key`` (case-insensitive)."""
@@ -37,6 +39,16 @@ class PatchInfo:
     def upstream_status(self) -> str:
         """The ``Upstream-Status`` trailer value."""
         return self.values("Upstream-Status")[0]
+
+    @property
+    def upstream_state(self) -> tuple[str, str]:
+        """The status as (state, detail): ("not forwarded", ""), ("forwarded", URL) or ("applied upstream", WHERE)."""
+        match = UPSTREAM_STATUS.fullmatch(self.upstream_status)
+        if match and match["url"]:
+            return "forwarded", match["url"]
+        if match and match["where"]:
+            return "applied upstream", match["where"]
+        return "not forwarded", ""
 
     @property
     def detectors(self) -> list[Detector]:
@@ -55,7 +67,8 @@ def read_patch_info(patch: Path) -> PatchInfo:
     if not subject:
         raise RunguardError(f"{patch.name}: no Subject header; is it a git format-patch mbox?")
     trailers = tuple(_split_trailer(line) for line in trailer_lines.splitlines() if line)
-    info = PatchInfo(patch, subject, trailers)
+    paragraphs = tuple(part.strip() for part in body.strip().split("\n\n") if part.strip())
+    info = PatchInfo(patch, subject, trailers, paragraphs[:-1] if trailers else paragraphs)
     _check_trailers(info)
     return info
 
@@ -75,3 +88,33 @@ def _check_trailers(info: PatchInfo) -> None:
     for value in info.values("Upstream-Detect"):
         if len(value.split(" ", 1)) != 2:
             raise RunguardError(f"{info.path.name}: 'Upstream-Detect: {value}' needs a path and a fixed string")
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file a patch changes, with its added and deleted line counts; ``created`` when the patch adds it."""
+
+    path: str
+    added: int
+    deleted: int
+    created: bool
+
+
+def file_changes(patch: Path) -> list[FileChange]:
+    """The files ``patch`` changes, from ``git apply --numstat`` and ``--summary``.
+
+    They run outside any repository (the temporary directory may lie inside one, so git may not look above it):
+    inside a repository, git would leave out the paths outside the current directory.
+    """
+    with tempfile.TemporaryDirectory(prefix="runguard-numstat-") as scratch:
+        outside = {"GIT_CEILING_DIRECTORIES": str(Path(scratch).parent)}
+        numstat, summary = (
+            run_git("apply", option, str(patch.resolve()), cwd=Path(scratch), env=outside).stdout
+            for option in ("--numstat", "--summary")
+        )
+    created = {line.split()[-1] for line in summary.splitlines() if line.strip().startswith("create mode")}
+    changes: list[FileChange] = []
+    for line in numstat.splitlines():
+        added, deleted, path = line.split("\t", 2)
+        changes.append(FileChange(path, int(added.replace("-", "0")), int(deleted.replace("-", "0")), path in created))
+    return changes

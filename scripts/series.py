@@ -23,6 +23,10 @@ class Series:
             sha.update(patch.name.encode() + b"\0" + patch.read_bytes() + b"\0")
         return sha.hexdigest()
 
+    def short_digest(self) -> str:
+        """The first 12 hex digits of :meth:`digest`, as branch names and wheel versions show it."""
+        return self.digest()[:12]
+
 
 def read_list(path: Path) -> list[str]:
     """Return the entries of a one-entry-per-line file with ``#`` comments; duplicates are an error."""

@@ -56,12 +56,20 @@ class SeriesBuilder:
     patches: Path
     scratch: Path
 
-    def add(self, slug: str, lines: list[str], trailers: str = "Upstream-Status: not forwarded") -> Path:
-        """Record a patch that sets ``RUNNER_FILE`` to ``lines``, relative to the source repo's HEAD."""
+    def add(
+        self,
+        slug: str,
+        lines: list[str],
+        trailers: str = "Upstream-Status: not forwarded",
+        files: dict[str, list[str]] | None = None,
+    ) -> Path:
+        """Record a patch that sets ``RUNNER_FILE`` to ``lines`` (and writes ``files``), relative to the source HEAD."""
         if not self.scratch.exists():
             git(self.source.parent, "clone", "--quiet", str(self.source), str(self.scratch))
-        write_lines(self.scratch, RUNNER_FILE, lines)
-        git(self.scratch, "commit", "--quiet", "--all", "--message", f"Python: {slug}\n\nWhy it changes.\n\n{trailers}")
+        for relative, content in {RUNNER_FILE: lines, **(files or {})}.items():
+            write_lines(self.scratch, relative, content)
+        git(self.scratch, "add", "--all")
+        git(self.scratch, "commit", "--quiet", "--message", f"Python: {slug}\n\nWhy it changes.\n\n{trailers}")
         number = len(self.names()) + 1
         name = f"{number:04d}-{slug}.patch"
         (self.patches / name).write_text(git(self.scratch, "format-patch", "-1", "--stdout", "HEAD") + "\n")
@@ -75,20 +83,33 @@ class SeriesBuilder:
         return [line for line in lines if line and not line.startswith("#")]
 
 
-def run_cli(*args: str, env: dict[str, str], path_prefix: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m scripts`` from this repo with ``env`` added; PATH may get a prefix (a fake git)."""
-    full_env = {**os.environ, **env}
-    if path_prefix is not None:
-        full_env["PATH"] = f"{path_prefix}{os.pathsep}{full_env['PATH']}"
-    return subprocess.run(
+def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m scripts`` from this repo with ``env`` added, to completion."""
+    with start_cli(*args, env=env) as process:
+        stdout, stderr = process.communicate(timeout=TIMEOUT_SECONDS)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def start_cli(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """Start ``python -m scripts`` from this repo with ``env`` added, its output captured."""
+    return subprocess.Popen(
         [sys.executable, "-m", "scripts", *args],
         cwd=REPO_ROOT,
-        env=full_env,
-        capture_output=True,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        check=False,
-        timeout=TIMEOUT_SECONDS,
     )
+
+
+def make_lived_in(repo: Path) -> None:
+    """Give a checkout what a user's has: a stash, staged and unstaged changes and untracked files."""
+    write_lines(repo, "notes.txt", ["mine"])
+    git(repo, "stash", "push", "--include-untracked", "--quiet")
+    write_lines(repo, "python/packages/core/agent_framework/__init__.py", ["# edited, staged"])
+    git(repo, "add", "python/packages/core/agent_framework/__init__.py")
+    write_lines(repo, RUNNER_FILE, ["unstaged edit", *RUNNER_LINES[1:]])
+    write_lines(repo, "untracked/scratch.py", ["print('mine')"])
 
 
 def checkout_state(repo: Path) -> dict[str, object]:

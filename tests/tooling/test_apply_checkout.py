@@ -13,6 +13,7 @@ from tests.tooling.helpers import (
     checkout_state,
     commit_all,
     git,
+    make_lived_in,
     run_cli,
     write_lines,
 )
@@ -34,13 +35,7 @@ def test_clean_apply_creates_a_branch_and_touches_nothing(
 ) -> None:
     series.add("fix-one", FIXED)
     series.add("fix-two", [*FIXED[:-1], "fixed 30"])
-    # A dirty tree: staged and unstaged changes, an untracked file and a stash entry.
-    write_lines(framework, "notes.txt", ["mine"])
-    git(framework, "stash", "push", "--include-untracked", "--quiet")
-    write_lines(framework, "python/packages/core/agent_framework/__init__.py", ["# edited, staged"])
-    git(framework, "add", "python/packages/core/agent_framework/__init__.py")
-    write_lines(framework, RUNNER_FILE, ["unstaged edit", *RUNNER_LINES[1:]])
-    write_lines(framework, "untracked/scratch.py", ["print('mine')"])
+    make_lived_in(framework)
     before = checkout_state(framework)
 
     code, out, err = apply(framework, env, "--branch", "runguard/test")

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from scripts.base import ROOT_SETTINGS, materialize_base
+from scripts.cache import RECORD
 from scripts.errors import RunguardError
+from scripts.git import run_git
 from scripts.pypi import fetch_sdist
 from tests.tooling.helpers import git
 from tests.tooling.index_server import Index, serve_index
@@ -46,18 +49,54 @@ def test_works_offline_after_the_first_download(index: Index, monkeypatch: pytes
     assert index.downloads == 1
 
 
-def test_corrupt_cached_sdist_is_downloaded_again(index: Index) -> None:
-    sdist = fetch_sdist(VERSION)
-    sdist.write_bytes(b"corrupt")
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+SDIST_DAMAGE: dict[str, Callable[[Path], object]] = {
+    "overwritten": lambda sdist: sdist.write_bytes(b"corrupt"),
+    "truncated": truncate,
+    "deleted": Path.unlink,
+    "record garbled": lambda sdist: (sdist.parents[1] / "by-version" / f"{VERSION}.sha256").write_text("garbage\n"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(SDIST_DAMAGE))
+def test_corrupt_cached_sdist_is_downloaded_again(index: Index, damage: str) -> None:
+    SDIST_DAMAGE[damage](fetch_sdist(VERSION))
     assert fetch_sdist(VERSION).read_bytes() == index.sdists[f"agent_framework_core-{VERSION}.tar.gz"]
     assert index.downloads == 2
 
 
-def test_damaged_base_is_rebuilt(index: Index) -> None:
+def corrupt_object(base: Path) -> None:
+    blob = git(base, "rev-parse", "HEAD:python/packages/core/README.md")
+    stored = base / ".git" / "objects" / blob[:2] / blob[2:]
+    stored.chmod(0o644)
+    stored.write_bytes(b"not a git object")
+
+
+BASE_DAMAGE: dict[str, Callable[[Path], object]] = {
+    "file edited": lambda base: (base / "python/packages/core/README.md").write_text("edited by someone\n"),
+    "untracked file": lambda base: (base / "python/packages/core/agent_framework/extra.py").write_text("x = 1\n"),
+    "commit on top": lambda base: git(base, "commit", "--quiet", "--allow-empty", "--message", "tampered"),
+    "object corrupted": corrupt_object,
+    "half written": lambda base: shutil.rmtree(base / "python" / "packages"),
+    "record missing": lambda base: (base / ".git" / RECORD).unlink(),
+    "record garbled": lambda base: (base / ".git" / RECORD).write_text("{not json"),
+    "git dir gone": lambda base: shutil.rmtree(base / ".git"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(BASE_DAMAGE))
+def test_damaged_base_is_rebuilt(index: Index, damage: str) -> None:
     base = materialize_base(VERSION)
-    (base / "python" / "packages" / "core" / "README.md").write_text("edited by someone\n")
+    commit = git(base, "rev-parse", "HEAD")
+    BASE_DAMAGE[damage](base)
     assert materialize_base(VERSION) == base
-    assert git(base, "status", "--porcelain") == ""
+    assert git(base, "rev-parse", "HEAD") == commit
+    assert git(base, "status", "--porcelain", "--untracked-files=all") == ""
+    assert run_git("fsck", "--full", "--no-dangling", cwd=base, check=False).returncode == 0
+    assert index.downloads == 1
 
 
 def test_hash_mismatch_is_an_error(index: Index) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -37,8 +38,8 @@ def test_rows_render_with_the_stamp_and_extra_fields_are_ignored(tmp_path: Path)
 
 
 def test_a_file_from_another_series_is_flagged_as_stale(tmp_path: Path) -> None:
-    data = _write(tmp_path, "redgreen", {"produced": {**STAMP, "series": "ffffffffffff"}, "rows": []})
-    assert "Produced with an older series" in render_dataset("redgreen", data, SERIES)
+    data = _write(tmp_path, "stress", {"produced": {**STAMP, "series": "ffffffffffff"}, "rows": []})
+    assert "Produced with an older series" in render_dataset("stress", data, SERIES)
 
 
 @pytest.mark.parametrize(
@@ -47,15 +48,41 @@ def test_a_file_from_another_series_is_flagged_as_stale(tmp_path: Path) -> None:
         ({"rows": []}, "'produced' must be an object"),
         ({"produced": {"at": "now"}, "rows": []}, "has no 'on'"),
         ({"produced": STAMP}, "'rows' must be a list"),
-        (
-            {"produced": STAMP, "rows": [{"base": "1.22.0", "patch": "p", "test": "t", "red": "r"}]},
-            "rows[0] has no 'green'",
-        ),
+        ({"produced": STAMP, "rows": [{"base": "1.22.0", "benchmark": "chain"}]}, "rows[0] has no 'ratio'"),
     ],
 )
 def test_a_file_without_a_required_key_names_it(tmp_path: Path, body: object, message: str) -> None:
-    with pytest.raises(DataError, match=message.replace("[", r"\[").replace("]", r"\]")):
-        render_dataset("redgreen", _write(tmp_path, "redgreen", body), SERIES)
+    with pytest.raises(DataError, match=re.escape(message)):
+        render_dataset("bench", _write(tmp_path, "bench", body), SERIES)
+
+
+def test_redgreen_renders_the_redgreen_sessions_evidence(tmp_path: Path) -> None:
+    test = "tests.workflow.test_x::test_y"
+    proven = {"test": test, "red": {"ok": True, "detail": "lost the write"}, "green": {"ok": True, "detail": "passed"}}
+    unproven = {**proven, "green": {"ok": False, "detail": "AssertionError"}}
+    evidence: dict[str, object] = {
+        "produced_at": "2026-11-29T19:21:41+00:00",
+        "python": "3.11.7",
+        "series_sha256": SERIES + "cdef",
+        "ok": False,
+        "patches": [
+            {"base": "1.22.0", "patch": "0001-a.patch", "tests": [proven, unproven]},
+            {"base": "1.22.0", "patch": "0002-b.patch", "tests": []},
+        ],
+    }
+    text = render_dataset("redgreen", _write(tmp_path, "redgreen", evidence), SERIES)
+    assert "Produced **2026-11-29T19:21:41+00:00** on Python 3.11.7" in text
+    assert "older series" not in text
+    assert "| 1.22.0 | `0001-a.patch` | `test_x::test_y` | lost the write | passed |" in text
+    assert "| `test_x::test_y` | lost the write | **FAIL:** AssertionError |" in text
+    assert "| 1.22.0 | `0002-b.patch` | - | **FAIL:** no test ran | - |" in text
+    assert "Every test failed without its patch" not in text
+
+
+def test_redgreen_without_its_patches_list_names_it(tmp_path: Path) -> None:
+    data = _write(tmp_path, "redgreen", {"produced": STAMP, "rows": []})
+    with pytest.raises(DataError, match="'patches' must be a list"):
+        render_dataset("redgreen", data, SERIES)
 
 
 def test_applicability_is_a_patch_by_target_matrix_with_details_below(tmp_path: Path) -> None:

@@ -1,88 +1,147 @@
-"""Signals midway and concurrent applies leave the checkout exactly as it was; a rerun then succeeds."""
+"""Signals at each step of an apply, and concurrent applies, leave the checkout and the cache as they were."""
 
 from __future__ import annotations
 
-import shutil
 import signal
-import sys
 from pathlib import Path
 
 import pytest
 
-from scripts.lock import LOCK_NAME
-from tests.tooling.helpers import REPO_ROOT, RUNNER_LINES, SeriesBuilder, checkout_state, git, run_cli
+from scripts.base import materialize_base
+from scripts.errors import RunguardError
+from scripts.lock import LOCK_NAME, checkout_lock
+from tests.tooling.helpers import (
+    RUNNER_LINES,
+    TIMEOUT_SECONDS,
+    SeriesBuilder,
+    checkout_state,
+    git,
+    make_lived_in,
+    run_cli,
+    start_cli,
+)
+from tests.tooling.index_server import Index, serve_index
+from tests.tooling.step_gate import step_gate
 
-REAL_GIT = shutil.which("git")
 FIRST = [*RUNNER_LINES[:9], "fixed 10", *RUNNER_LINES[10:]]
 SECOND = [*FIRST[:19], "fixed 20", *FIRST[20:]]
+SIGNALS = [signal.SIGINT, signal.SIGTERM]
+INTERRUPTED = "runguard: error: interrupted; nothing was changed\n"
+# (git subcommand, occurrence): each step of `apply --checkout` that changes the checkout's repository, in order.
+CHECKOUT_STEPS = [("worktree add", 1), ("am", 1), ("am", 2), ("branch", 1)]
+# `apply --base`: materializing the base (its commit), then applying the series to the cached copy.
+BASE_STEPS = [("commit", 1), ("am", 1)]
 
 
-def fake_git(directory: Path, on_second_am: str) -> Path:
-    """A ``git`` that runs ``on_second_am`` (a shell command) when the second ``git am`` starts."""
-    directory.mkdir()
-    script = directory / "git"
-    script.write_text(
-        "#!/bin/sh\n"
-        'case " $* " in *" am "*)\n'
-        f'  echo x >> "{directory}/am-calls"\n'
-        f'  if [ "$(wc -l < "{directory}/am-calls")" -eq 2 ]; then {on_second_am}; fi ;;\n'
-        "esac\n"
-        f'exec "{REAL_GIT}" "$@"\n'
-    )
-    script.chmod(0o755)
-    return directory
+def step_id(step: tuple[str, int]) -> str:
+    return f"{step[0].replace(' ', '-')}-{step[1]}"
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_signal_midway_changes_nothing(
-    framework: Path, series: SeriesBuilder, env: dict[str, str], tmp_path: Path, signum: signal.Signals
-) -> None:
+VERSION = "9.9.9"
+
+
+def interrupt_at(
+    step: tuple[str, int], signum: signal.Signals, gate_dir: Path, *args: str, env: dict[str, str]
+) -> tuple[int, str]:
+    """Run ``python -m scripts *args``, send ``signum`` once the step has run; return the exit code and stderr."""
+    with step_gate(gate_dir, *step) as gate:
+        process = start_cli(*args, env={**env, **gate.env})
+        gate.wait()
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=TIMEOUT_SECONDS)
+    return process.returncode, stderr
+
+
+def leftovers(git_dir: Path) -> list[str]:
+    """Lock files and worktree records in a git directory: an apply must leave none behind."""
+    found = [*git_dir.rglob("*.lock"), *git_dir.glob("worktrees/*"), *git_dir.glob(LOCK_NAME)]
+    return sorted(str(path.relative_to(git_dir)) for path in found)
+
+
+@pytest.mark.parametrize("signum", SIGNALS, ids=lambda signum: signum.name)
+@pytest.mark.parametrize("step", CHECKOUT_STEPS, ids=step_id)
+def test_signal_at_each_checkout_step_changes_nothing(
+    framework: Path, series: SeriesBuilder, env: dict[str, str], tmp_path: Path, *, step: tuple[str, int],
+    signum: signal.Signals,
+) -> None:  # fmt: skip
     series.add("first", FIRST)
     series.add("second", SECOND)
+    make_lived_in(framework)
     before = checkout_state(framework)
-    # The parent of git is the apply process: signal it while the second patch is being applied.
-    fake = fake_git(tmp_path / "fake-git", f"kill -{signum.name.removeprefix('SIG')} $PPID; exec sleep 30")
 
-    interrupted = run_cli("apply", "--checkout", str(framework), env=env, path_prefix=fake)
+    code, stderr = interrupt_at(step, signum, tmp_path / "gate", "apply", "--checkout", str(framework), env=env)
 
-    assert interrupted.returncode == 130
-    assert interrupted.stderr == "runguard: error: interrupted; nothing was changed\n"
+    assert (code, stderr) == (130, INTERRUPTED)
     assert checkout_state(framework) == before
-    assert not (framework / ".git" / LOCK_NAME).exists()
-    assert not (framework / ".git" / "worktrees").exists() or not any((framework / ".git" / "worktrees").iterdir())
+    assert leftovers(framework / ".git") == []
     rerun = run_cli("apply", "--checkout", str(framework), env=env)
     assert (rerun.returncode, rerun.stderr) == (0, "")
+    assert checkout_state(framework) | {"branches": ""} == before | {"branches": ""}
 
 
-def test_concurrent_apply_gets_a_one_line_error(
+@pytest.mark.parametrize("signum", SIGNALS, ids=lambda signum: signum.name)
+@pytest.mark.parametrize("step", BASE_STEPS, ids=step_id)
+def test_signal_while_building_the_cache_leaves_no_partial_entry(
+    patches: Path, env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, step: tuple[str, int],
+    signum: signal.Signals,
+) -> None:  # fmt: skip
+    with serve_index(Index([VERSION])) as index:
+        monkeypatch.setenv("RUNGUARD_INDEX_URL", f"{index.url}/simple")
+        # The series is made against a base built in a cache of its own; the interrupted apply builds the same base.
+        series = SeriesBuilder(materialize_base(VERSION), patches, tmp_path / "scratch")
+        series.add("fix", ["fixed 1", "line 2"])
+        cli_env = {**env, "RUNGUARD_INDEX_URL": f"{index.url}/simple", "RUNGUARD_CACHE": str(tmp_path / "cli-cache")}
+
+        code, stderr = interrupt_at(step, signum, tmp_path / "gate", "apply", "--base", VERSION, env=cli_env)
+
+        assert (code, stderr) == (130, INTERRUPTED)
+        cache = tmp_path / "cli-cache"
+        assert [path.name for path in cache.glob("*/.*")] == []  # no scratch directory left behind
+        assert list(cache.glob("patched/*")) == []
+        rerun = run_cli("apply", "--base", VERSION, env=cli_env)
+        assert (rerun.returncode, rerun.stderr) == (0, "")
+        assert "1  0001-fix.patch  applied clean" in rerun.stdout
+
+
+def test_concurrent_apply_gets_a_one_line_error_and_changes_nothing(
     framework: Path, series: SeriesBuilder, env: dict[str, str], tmp_path: Path
 ) -> None:
     series.add("first", FIRST)
     series.add("second", SECOND)
-    # While the first apply holds the lock, its fake git starts a second apply on the same checkout.
-    second_apply = (
-        f'PATH="{Path(str(REAL_GIT)).parent}:$PATH" "{sys.executable}" -m scripts apply --checkout "{framework}"'
-        f' --branch runguard/other > "{tmp_path}/second.out" 2> "{tmp_path}/second.err"'
-        f'; echo $? > "{tmp_path}/second.code"'
-    )
-    fake = fake_git(tmp_path / "fake-git", f'(cd "{REPO_ROOT}" && {second_apply})')
+    make_lived_in(framework)
+    before = checkout_state(framework)
+    with step_gate(tmp_path / "gate", "am", 1) as gate:
+        first = start_cli("apply", "--checkout", str(framework), "--branch", "runguard/first", env={**env, **gate.env})
+        gate.wait()  # the first apply holds the lock and is midway through the series
 
-    first = run_cli("apply", "--checkout", str(framework), "--branch", "runguard/first", env=env, path_prefix=fake)
+        second = run_cli("apply", "--checkout", str(framework), "--branch", "runguard/second", env=env)
 
-    assert (first.returncode, first.stderr) == (0, "")
-    assert (tmp_path / "second.code").read_text() == "1\n"
-    assert (
-        (tmp_path / "second.err")
-        .read_text()
-        .startswith(f"runguard: error: another runguard apply is running on {framework}")
-    )
-    assert (tmp_path / "second.err").read_text().count("\n") == 1
+        assert second.returncode == 1
+        assert second.stderr.startswith(f"runguard: error: another runguard apply is running on {framework}")
+        assert second.stderr.count("\n") == 1
+        gate.release()
+        _, first_stderr = first.communicate(timeout=TIMEOUT_SECONDS)
+    assert (first.returncode, first_stderr) == (0, "")
     assert git(framework, "branch", "--list", "runguard/*") == "runguard/first"
+    assert checkout_state(framework) | {"branches": ""} == before | {"branches": ""}
+    assert leftovers(framework / ".git") == []
 
 
-def test_lock_of_a_dead_process_is_taken_over(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
+def test_lock_file_left_by_a_killed_apply_does_not_block(
+    framework: Path, series: SeriesBuilder, env: dict[str, str]
+) -> None:
     series.add("first", FIRST)
-    (framework / ".git" / LOCK_NAME).write_text("999999999\n")
+    (framework / ".git" / LOCK_NAME).write_text("left by a killed apply\n")
     result = run_cli("apply", "--checkout", str(framework), env=env)
     assert (result.returncode, result.stderr) == (0, "")
     assert not (framework / ".git" / LOCK_NAME).exists()
+
+
+def test_lock_is_exclusive_until_released(framework: Path) -> None:
+    git_dir = framework / ".git"
+    busy = pytest.raises(RunguardError, match="another runguard apply is running")
+    with checkout_lock(git_dir, framework), busy, checkout_lock(git_dir, framework):
+        pass  # never reached: the second lock raises
+    with checkout_lock(git_dir, framework):
+        assert (git_dir / LOCK_NAME).exists()
+    assert not (git_dir / LOCK_NAME).exists()

@@ -36,3 +36,19 @@ def test_bad_trailers_are_errors(series: SeriesBuilder, trailers: str) -> None:
 def test_applied_upstream_status(series: SeriesBuilder) -> None:
     patch = series.add("old", ["changed", *RUNNER_LINES[1:]], "Upstream-Status: applied upstream in 1.24.0")
     assert read_patch_info(patch).upstream_status == "applied upstream in 1.24.0"
+
+
+@pytest.mark.parametrize(
+    ("status", "state"),
+    [
+        ("not forwarded", ("not forwarded", "")),
+        ("forwarded https://example.invalid/pull/2", ("forwarded", "https://example.invalid/pull/2")),
+        (
+            "applied upstream in main after python-1.23.0 (#10204)",
+            ("applied upstream", "main after python-1.23.0 (#10204)"),
+        ),
+    ],
+)
+def test_upstream_state_is_machine_readable(series: SeriesBuilder, status: str, state: tuple[str, str]) -> None:
+    patch = series.add("any", ["changed", *RUNNER_LINES[1:]], f"Upstream-Status: {status}")
+    assert read_patch_info(patch).upstream_state == state

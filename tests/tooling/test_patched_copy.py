@@ -15,16 +15,8 @@ FIXED = [*RUNNER_LINES[:9], "fixed 10", *RUNNER_LINES[10:]]
 ADDED_TEST = "python/packages/core/tests/workflow/test_ownership.py"
 
 
-def add_test_patch(series: SeriesBuilder) -> None:
-    series.add("fix", FIXED)
-    write_lines(series.scratch, ADDED_TEST, ["def test_owner() -> None:", "    assert True"])
-    git(series.scratch, "add", ADDED_TEST)
-    git(series.scratch, "commit", "--quiet", "--amend", "--no-edit")
-    (series.patches / "0001-fix.patch").write_text(git(series.scratch, "format-patch", "-1", "--stdout") + "\n")
-
-
 def test_added_tests_and_touched_files(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
-    add_test_patch(series)
+    series.add("fix", FIXED, files={ADDED_TEST: ["def test_owner() -> None:", "    assert True"]})
     patched = patched_copy(framework, "synthetic", read_series(series.patches))
     assert [result.outcome for result in patched.results] == [Outcome.CLEAN]
     assert patched.added_tests() == ["tests/workflow/test_ownership.py"]

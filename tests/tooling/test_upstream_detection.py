@@ -51,3 +51,17 @@ def test_detector_that_does_not_match_lets_the_patch_apply(
 ) -> None:
     series.add("fix", FIXED, f"Upstream-Status: not forwarded\nUpstream-Detect: {RUNNER_FILE} not there yet")
     assert "applied clean" in apply_output(framework, env)
+
+
+def test_applied_upstream_patch_is_reported_with_its_status(
+    framework: Path, series: SeriesBuilder, env: dict[str, str]
+) -> None:
+    status = "applied upstream in main after python-1.23.0 (#10204)"
+    series.add("fix", FIXED, f"Upstream-Status: {status}\nUpstream-Detect: {RUNNER_FILE} upstream's own fix")
+    series.add("later", [*FIXED[:24], "fixed 25", *FIXED[25:]])
+    write_lines(framework, RUNNER_FILE, [*RUNNER_LINES[:14], "upstream's own fix", *RUNNER_LINES[15:]])
+    commit_all(framework, "Upstream fixes it its own way")
+    fix_row = next(line for line in apply_output(framework, env).splitlines() if "0001-fix.patch" in line)
+    assert "already upstream" in fix_row
+    assert status in fix_row
+    assert "consider dropping it from the series" in fix_row

@@ -1,0 +1,223 @@
+"""Run guards of functional workflows and their agents, checked through the public API of the patched framework.
+
+The invariant: a run guard is released by the run that took it, exactly once, when that run has really
+ended (finished, failed, cancelled, or never started and can no longer start). A ``close()`` that returns
+has ended the run; a run admitted after it never executes beside the one it closed.
+"""
+
+import asyncio
+import gc
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from agent_framework import FunctionalWorkflow, FunctionalWorkflowAgent, ResponseStream, WorkflowEvent, workflow
+
+TIMEOUT = 5.0
+
+
+@dataclass
+class Ledger:
+    """What the workflow body saw, shared by every run of one workflow."""
+
+    live: set[str] = field(default_factory=set[str])
+    overlaps: list[tuple[str, frozenset[str]]] = field(default_factory=list[tuple[str, frozenset[str]]])
+    entered: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
+    release: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
+
+    def entry(self, name: str) -> asyncio.Event:
+        return self.entered.setdefault(name, asyncio.Event())
+
+    def gate(self, name: str) -> asyncio.Event:
+        return self.release.setdefault(name, asyncio.Event())
+
+    def open_all(self) -> None:
+        for name in ("first", "second", "third"):
+            self.gate(name).set()
+
+
+def build(ledger: Ledger) -> FunctionalWorkflow:
+    @workflow
+    async def parked(message: str) -> str:
+        if ledger.live:
+            ledger.overlaps.append((message, frozenset(ledger.live)))
+        ledger.live.add(message)
+        try:
+            ledger.entry(message).set()
+            await ledger.gate(message).wait()
+            return message
+        finally:
+            ledger.live.discard(message)
+
+    return parked.build()
+
+
+def admitted(target: FunctionalWorkflow | FunctionalWorkflowAgent, message: str) -> ResponseStream[Any, Any] | None:
+    """Start a streaming run, or return None when the run guard refuses it."""
+    try:
+        return target.run(message, stream=True)
+    except RuntimeError:
+        return None
+
+
+async def drain(stream: ResponseStream[Any, Any]) -> list[Any]:
+    return [item async for item in stream]
+
+
+def outputs(events: list[WorkflowEvent[Any]]) -> list[Any]:
+    return [event.data for event in events if event.type == "output"]
+
+
+async def test_close_during_another_tasks_pull_ends_the_run_before_returning() -> None:
+    ledger = Ledger()
+    wf = build(ledger)
+    first = wf.run("first", stream=True)
+    reader = asyncio.ensure_future(drain(first))
+    await asyncio.wait_for(ledger.entry("first").wait(), TIMEOUT)
+
+    async def close_then_run_again() -> ResponseStream[Any, Any] | None:
+        await first.close()
+        return admitted(wf, "second")
+
+    second = await asyncio.wait_for(close_then_run_again(), TIMEOUT)
+    ledger.open_all()
+    second_events = await asyncio.wait_for(drain(second), TIMEOUT) if second is not None else []
+    await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
+
+    assert second is not None, "close() returned but the run guard was still held"
+    assert ledger.overlaps == []
+    assert outputs(second_events) == ["second"]
+    assert reader.exception() is None
+    assert outputs(reader.result()) == []
+
+
+async def test_cancelled_consumer_ends_the_run_and_the_next_run_is_admitted() -> None:
+    ledger = Ledger()
+    wf = build(ledger)
+    reader = asyncio.ensure_future(wf.run("first"))
+    await asyncio.wait_for(ledger.entry("first").wait(), TIMEOUT)
+    reader.cancel()
+    await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
+
+    second = admitted(wf, "second")
+    assert second is not None
+    ledger.open_all()
+    assert outputs(await asyncio.wait_for(drain(second), TIMEOUT)) == ["second"]
+    assert ledger.overlaps == []
+
+
+async def test_failed_run_that_unwinds_late_leaves_the_next_runs_guard_alone() -> None:
+    ledger = Ledger()
+    ledger.open_all()
+    wf = build(ledger)
+    parked = asyncio.Event()
+    resume = asyncio.Event()
+
+    def block(_: WorkflowEvent[Any]) -> None:
+        raise ValueError("blocked by policy")
+
+    async def slow_cleanup() -> None:
+        parked.set()
+        await resume.wait()
+
+    first = wf.run("first", stream=True).with_update_gate(block).with_cleanup_hook(slow_cleanup)
+    reader = asyncio.ensure_future(drain(first))
+    await asyncio.wait_for(parked.wait(), TIMEOUT)
+    second = admitted(wf, "second")
+    resume.set()
+    await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
+
+    assert second is not None
+    assert admitted(wf, "third") is None, "the first run's late end released the second run's guard"
+    assert outputs(await asyncio.wait_for(drain(second), TIMEOUT)) == ["second"]
+    assert isinstance(reader.exception(), ValueError)
+
+
+async def test_runs_that_never_start_release_the_guard() -> None:
+    ledger = Ledger()
+    ledger.open_all()
+    wf = build(ledger)
+
+    dropped = admitted(wf, "first")
+    assert dropped is not None
+    del dropped
+    gc.collect()
+    closed = admitted(wf, "second")
+    assert closed is not None, "a dropped stream that never started kept the guard"
+    await asyncio.wait_for(closed.close(), TIMEOUT)
+
+    async def cancel_before_start() -> None:
+        task = asyncio.ensure_future(wf.run("third"))
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    await asyncio.wait_for(asyncio.ensure_future(cancel_before_start()), TIMEOUT)
+    gc.collect()
+
+    last = admitted(wf, "first")
+    assert last is not None, "a run cancelled before its first step kept the guard"
+    assert outputs(await asyncio.wait_for(drain(last), TIMEOUT)) == ["first"]
+    assert ledger.entered.keys() == {"first"}
+
+
+@pytest.mark.parametrize("reads", [0, 1, 2])
+async def test_closed_agent_response_lets_the_agent_run_again(reads: int) -> None:
+    ledger = Ledger()
+    ledger.open_all()
+    agent = build(ledger).as_agent()
+    response = agent.run("first", stream=True)
+    for _ in range(min(reads, 1)):
+        update = await asyncio.wait_for(response.__anext__(), TIMEOUT)
+        assert update.text == "first"
+    if reads == 2:
+        assert await asyncio.wait_for(drain(response), TIMEOUT) == []
+
+    async def close_then_run_again() -> ResponseStream[Any, Any] | None:
+        await response.close()
+        return admitted(agent, "second")
+
+    second = await asyncio.wait_for(close_then_run_again(), TIMEOUT)
+    assert second is not None, "close() returned while the agent's workflow run still held the guard"
+    assert [update.text for update in await asyncio.wait_for(drain(second), TIMEOUT)] == ["second"]
+
+
+async def test_closing_an_old_agent_response_again_leaves_the_newer_run_alone() -> None:
+    ledger = Ledger()
+    agent = build(ledger).as_agent()
+    old = agent.run("first", stream=True)
+    await asyncio.wait_for(old.close(), TIMEOUT)
+    newer = agent.run("second", stream=True)
+    reader = asyncio.ensure_future(drain(newer))
+    await asyncio.wait_for(ledger.entry("second").wait(), TIMEOUT)
+
+    await asyncio.wait_for(old.close(), TIMEOUT)
+    del old
+    gc.collect()
+    third = admitted(agent, "third")
+    ledger.open_all()
+    await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
+
+    assert third is None, "closing an old response released the guard of the run after it"
+    assert [update.text for update in reader.result()] == ["second"]
+    assert ledger.overlaps == []
+
+
+async def test_agent_response_closed_during_another_tasks_pull() -> None:
+    ledger = Ledger()
+    agent = build(ledger).as_agent()
+    response = agent.run("first", stream=True)
+    reader = asyncio.ensure_future(drain(response))
+    await asyncio.wait_for(ledger.entry("first").wait(), TIMEOUT)
+
+    async def close_then_run_again() -> ResponseStream[Any, Any] | None:
+        await response.close()
+        return admitted(agent, "second")
+
+    second = await asyncio.wait_for(close_then_run_again(), TIMEOUT)
+    ledger.open_all()
+    await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
+
+    assert second is not None
+    assert [update.text for update in await asyncio.wait_for(drain(second), TIMEOUT)] == ["second"]
+    assert ledger.overlaps == []
+    assert reader.result() == []
