@@ -147,3 +147,11 @@ def test_every_data_page_shows_a_table_or_says_how_to_produce_it(site: Path) -> 
             built = (site / _html(str(page.relative_to(DOCS)))).read_text()
             produced = "<table>" in built and "Produced <strong>" in built
             assert produced or f"python3 run.py -s {marker[1]}" in built, page.name
+
+
+def test_every_scenario_test_named_on_a_member_page_exists() -> None:
+    text = "\n".join((DOCS / page).read_text() for page in _member_pages().values())
+    named = set(re.findall(r"(tests/scenarios/\w+\.py)::(\w+)", text))
+    assert named
+    for path, name in sorted(named):
+        assert re.search(rf"def {name}\(", (REPO_ROOT / path).read_text()), f"{path}::{name} does not exist"
