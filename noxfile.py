@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 from collections import Counter
@@ -61,9 +62,9 @@ def _reported(session: nox.Session) -> Generator[None, None, None]:
         session.error(f"runguard: error: {error}")
 
 
-def _patched_bases(session: nox.Session) -> Iterator[tuple[str, Path, PatchedCheckout]]:
-    """Each selected base version with its materialized and patched checkouts."""
-    base = _options(session).base
+def _patched_bases(session: nox.Session, base: str | None = None) -> Iterator[tuple[str, Path, PatchedCheckout]]:
+    """Each selected base (``base``, or ``-- --base V`` when None; "" is every base), materialized and patched."""
+    base = _options(session).base if base is None else base
     with _reported(session):
         versions = [base] if base else read_bases(patches_dir())
         for version in versions:
@@ -246,3 +247,40 @@ def docs(session: nox.Session) -> None:
     _install(session, "mkdocs", "mkdocs-material")
     site = str(_scratch(session) / "site")
     session.run("mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"})
+
+
+# region stress: the schedule explorer (scripts/explore)
+
+STRESS_RECORD = ROOT / "docs" / "data" / "stress.json"
+
+
+def _stress_options(session: nox.Session) -> tuple[argparse.Namespace, list[str]]:
+    parser = argparse.ArgumentParser(prog="nox -s stress --")
+    parser.add_argument("--base", help="explore this released version only")
+    parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
+    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD.name}")
+    return parser.parse_known_args(session.posargs)
+
+
+@nox.session
+def stress(session: nox.Session) -> None:
+    """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
+    options, explorer_args = _stress_options(session)
+    variant = "unpatched" if options.unpatched else "patched"
+    series = "" if options.unpatched else read_series(patches_dir()).digest()[:12]
+    failed: list[str] = []
+    for version, base, patched in _patched_bases(session, options.base or ""):
+        _install_core(session, base if options.unpatched else patched.path)
+        replay = f"python3 run.py -s stress -- --base {version}" + (" --unpatched" if options.unpatched else "")
+        scratch = _scratch(session) / f"stress-{version}-{variant}.json"
+        scratch.unlink(missing_ok=True)
+        record = ["--json", str(STRESS_RECORD)] if options.record else []
+        session.run(
+            "python", "-m", "scripts.explore", "--base", version, "--variant", variant, "--series", series,
+            "--replay-command", replay, "--json", str(scratch), *record, *explorer_args,
+            env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0, 1],
+        )  # fmt: skip
+        if scratch.is_file() and any(r["violating_schedules"] for r in json.loads(scratch.read_text())["results"]):
+            failed.append(version)
+    if failed and not options.unpatched:
+        session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")

@@ -14,14 +14,14 @@ from scripts.explore.subjects import FAMILIES
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scripts.explore", description=__doc__)
     parser.add_argument("--family", choices=FAMILIES, action="append", help="explore this family (repeatable)")
-    parser.add_argument("--schedules", type=int, default=100, help="schedules per family")
+    parser.add_argument("--schedules", type=int, default=150, help="schedules per family")
     parser.add_argument("--first-seed", type=int, default=0, help="seed of the first schedule")
     parser.add_argument("--replay", type=int, metavar="SEED", help="run schedule SEED of one --family again")
     parser.add_argument("--ops", help="with --replay: run this (shrunk) sequence instead of the generated one")
     parser.add_argument("--base", default="installed", help="label of the installed base, for the report")
     parser.add_argument("--variant", choices=("patched", "unpatched"), default="patched")
     parser.add_argument("--series", default="", help="hash of the series the base was patched with")
-    parser.add_argument("--json", type=Path, help="merge the results into this JSON file")
+    parser.add_argument("--json", type=Path, action="append", help="merge the results into this JSON file (repeatable)")
     parser.add_argument("--replay-command", default="python -m scripts.explore", help="prefix of replay lines")
     return parser
 
@@ -52,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{options.base} {options.variant} {family}: {result.schedules} schedules, "
             f"{result.violating_schedules} violating, {result.seconds}s" + (f"; {found}" if found else "")
         )
-    if options.json:
-        write_results(options.json, results)
+    for path in options.json or []:
+        write_results(path, results)
     clean = all(result.violating_schedules == 0 for result in results)
     return 0 if clean or options.variant == "unpatched" else 1
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 import random
 import time
 import warnings
@@ -207,5 +208,6 @@ def write_results(path: Path, results: list[FamilyResult]) -> None:
 def quiet() -> None:
     """Silence the framework's experimental-feature warnings and make collection deterministic enough."""
     warnings.filterwarnings("ignore", message=r".*experimental.*")
+    logging.disable(logging.CRITICAL)  # the framework logs what the checks report anyway
     gc.collect()
     gc.freeze()  # objects alive now (the framework) are never scanned again: collections stay cheap

@@ -19,7 +19,7 @@ from collections import deque
 from typing import Any
 
 TICK = 0.001  # virtual seconds per iteration: a livelocked program still reaches its timeouts
-MAX_HOLD = 3  # a handle is held back at most this many iterations in a row
+MAX_HOLD = 12  # a handle is held back at most this many iterations in a row
 CHANGE_POINTS = 3
 CHANGE_HORIZON = 400  # change points fall among the first iterations of a schedule
 GC_CHANCE = 0.02
@@ -43,6 +43,7 @@ class PerturbingLoop(asyncio.SelectorEventLoop):
         self._held: dict[int, int] = {}  # id(handle) -> iterations held in a row
         self._change_points = sorted(self._rng.randrange(CHANGE_HORIZON) for _ in range(CHANGE_POINTS))
         self._idle_waiters: list[asyncio.Future[None]] = []
+        self._hold_chance = self._rng.choice((0.2, 0.5, 0.8))  # how often the low-priority tail waits
 
     async def quiesce(self) -> None:
         """Return once nothing else is ready to run: every other task waits for a gate, a timer or I/O."""
@@ -89,7 +90,8 @@ class PerturbingLoop(asyncio.SelectorEventLoop):
                 self._change_points.pop(0)
                 self._demote_top(handles)
             handles.sort(key=self._priority, reverse=True)
-            keep = len(handles) if self._rng.random() < 0.5 else self._rng.randint(1, len(handles))
+            hold = self._rng.random() < self._hold_chance
+            keep = self._rng.randint(1, len(handles) - 1) if hold else len(handles)
             held = [handle for handle in handles[keep:] if self._held.get(id(handle), 0) < MAX_HOLD]
             held_ids = {id(handle) for handle in held}
             ready.extend(handle for handle in handles if id(handle) not in held_ids)

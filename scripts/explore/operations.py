@@ -102,6 +102,7 @@ class Run:
     entered: bool = False  # the current pull has reached the stream
     admitted: bool = False
     retried: bool = False
+    retry: bool = False  # refused at its first pull with no run live: start it again once things settle
     state: str = OPEN
     ending: str = ""
     tags: list[str] = field(default_factory=list[str])
@@ -132,9 +133,9 @@ class Session:
     async def execute(self, ops: list[Op]) -> None:
         """Apply ``ops`` in order, then tear down and make the final checks."""
         for op in ops:
-            self._collect()
+            await self._collect()
             await getattr(self, f"_op_{op.name}")(op)
-            self._collect()
+            await self._collect()
             self._check_state()
         await self._teardown()
 
@@ -218,10 +219,7 @@ class Session:
             why = f"{run.name} refused ({error}) though no run is live; {self._endings()}"
             self.probe.violate("guard-leaked", why)
             return
-        run.retried = True
-        run.state = OPEN
-        run.stream = self.subject.start(run.turn)
-        run.items = aiter(run.stream)
+        run.retried = run.retry = True
 
     # -- pulling ------------------------------------------------------------------------------------------------
 
@@ -229,12 +227,19 @@ class Session:
         run.entered = True
         return await anext(items)
 
-    def _collect(self) -> None:
-        """Account for every pull that has finished."""
+    async def _collect(self) -> None:
+        """Account for every pull that has finished; retry a lazily refused run once things have settled."""
         for run in self.runs:
             if run.pull is not None and run.pull.done():
                 task, run.pull = run.pull, None
                 self._account(run, task)
+        for run in self.runs:
+            if run.retry:
+                run.retry = False
+                await self.quiesce()
+                run.state = OPEN
+                run.stream = self.subject.start(run.turn)
+                run.items = aiter(run.stream)
 
     def _account(self, run: Run, task: asyncio.Task[Any]) -> None:
         if task.cancelled():
@@ -292,7 +297,7 @@ class Session:
             if not done:
                 self.probe.violate("hang", f"{what}: {run.name} got no event within {TIMEOUT:g}s with its gate open")
                 return
-            self._collect()
+            await self._collect()
 
     # -- operations ---------------------------------------------------------------------------------------------
 
@@ -330,7 +335,7 @@ class Session:
             task = self._begin_pull(run)
             if task is None or not (await asyncio.wait({task}, timeout=TIMEOUT))[0]:
                 return
-            self._collect()
+            await self._collect()
 
     async def _op_drain(self, op: Op) -> None:
         run = self._target(op)
@@ -419,7 +424,7 @@ class Session:
             run.stream = run.items = None
         gc.collect()
         await self.quiesce()
-        self._collect()
+        await self._collect()
         self._check_state(final=True)
         for inv in self.probe.live():
             self.probe.violate("leftover", f"{inv.where} of {inv.run} still runs after every run ended")
