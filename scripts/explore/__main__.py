@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from scripts.explore.driver import Explorer, FamilyResult, quiet, replay, write_results
-from scripts.explore.operations import parse_ops
+from scripts.explore.operations import Op, format_ops, parse_ops
 from scripts.explore.subjects import FAMILIES
 
 
@@ -40,9 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     results: list[FamilyResult] = []
     for family in families:
 
-        def replay_line(seed: int, ops: list[object], family: str = family) -> str:
-            shrunk = ",".join(map(str, ops))
-            return f"{options.replay_command} --family {family} --replay {seed} --ops {shrunk}"
+        def replay_line(seed: int, ops: list[Op], family: str = family) -> str:
+            return f"{options.replay_command} --family {family} --replay {seed} --ops {format_ops(ops)}"
 
         result = FamilyResult(options.base, options.variant, family, options.series)
         Explorer(result, replay_line).explore(options.first_seed, options.schedules)
@@ -52,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{options.base} {options.variant} {family}: {result.schedules} schedules, "
             f"{result.violating_schedules} violating, {result.seconds}s" + (f"; {found}" if found else "")
         )
-    for path in options.json or []:
+    paths: list[Path] = options.json or []
+    for path in paths:
         write_results(path, results)
     clean = all(result.violating_schedules == 0 for result in results)
     return 0 if clean or options.variant == "unpatched" else 1

@@ -29,28 +29,27 @@ MIN_OPS, MAX_OPS = 3, 14
 SHRINK_BUDGET = 150  # schedule runs spent shrinking one violation
 SHUTDOWN_TIMEOUT = 30.0
 
+GRAPH, AGENT = frozenset({"graph", "agent"}), frozenset({"agent"})
+FUNCTIONAL = frozenset({"functional", "functional-agent"})
+EVERY = GRAPH | FUNCTIONAL
+
 # (member, families it shows in, violation kind, text the detail contains)
 MEMBERS: tuple[tuple[str, frozenset[str], str, str], ...] = (
-    ("G1 late discard wipes the successor's staged write", frozenset({"graph", "agent"}), "lost-write", ""),
-    ("G2 a dropped run's staged write is committed by the successor", frozenset({"graph", "agent"}), "leaked-write", ""),
-    ("G3 a dropped run's executor runs beside the successor", frozenset({"graph", "agent"}), "overlap", ""),
-    ("G3 a dropped run's executor sees the successor's tools", frozenset({"graph", "agent"}), "foreign-tools", ""),
-    ("G4 a closed run's queued events reach the next run", frozenset({"graph", "agent"}), "foreign-event", ""),
-    ("G4 a closed run's fan-in buffer is joined by the next run", frozenset({"graph", "agent"}), "mixed-fan-in", ""),
-    ("G4 a closed run's messages block the next run", frozenset({"graph", "agent"}), "exception", "in-flight executor"),
-    ("G5 status stays IN_PROGRESS after close/cancel/drop", frozenset({"graph", "agent"}), "status", ""),
-    ("G5 WorkflowAgent refuses the next turn", frozenset({"agent"}), "guard-leaked", "invalid state to restart"),
+    ("G1 late discard wipes the successor's staged write", GRAPH, "lost-write", ""),
+    ("G2 a dropped run's staged write is committed by the successor", GRAPH, "leaked-write", ""),
+    ("G3 a dropped run's executor runs beside the successor", GRAPH, "overlap", ""),
+    ("G3 a dropped run's executor sees the successor's tools", GRAPH, "foreign-tools", ""),
+    ("G4 a closed run's queued events reach the next run", GRAPH, "foreign-event", ""),
+    ("G4 a closed run's fan-in buffer is joined by the next run", GRAPH, "mixed-fan-in", ""),
+    ("G4 a closed run's messages block the next run", GRAPH, "exception", "in-flight executor"),
+    ("G5 status stays IN_PROGRESS after close/cancel/drop", GRAPH, "status", ""),
+    ("G5 WorkflowAgent refuses the next turn", AGENT, "guard-leaked", "invalid state to restart"),
     ("G6 cancel_pending_requests() ignores the run guard", frozenset({"graph"}), "cancel-pending-admitted", ""),
-    ("G7 WorkflowAgent close() returns while the run executes", frozenset({"agent"}), "live-after-end",
-     "after close() returned"),
-    ("F1 ResponseStream.close() during another task's pull", frozenset({"graph", "functional", "agent",
-     "functional-agent"}), "exception", "asynchronous generator is already running"),
-    ("F1 close() during a pull returns while the run executes", frozenset({"graph", "functional", "agent",
-     "functional-agent"}), "live-after-end", "close() during a pull"),
-    ("F1 close() during a pull releases the guard while the run executes", frozenset({"functional",
-     "functional-agent"}), "overlap", ""),
-    ("F2 a late predecessor releases its successor's guard", frozenset({"functional", "functional-agent"}),
-     "admitted-while-live", ""),
+    ("G7 WorkflowAgent close() returns while the run executes", AGENT, "live-after-end", "after close() returned"),
+    ("F1 ResponseStream.close() during another task's pull", EVERY, "exception", "generator is already running"),
+    ("F1 close() during a pull returns while the run executes", EVERY, "live-after-end", "close() during a pull"),
+    ("F1 close() during a pull releases the guard while the run executes", FUNCTIONAL, "overlap", ""),
+    ("F2 a late predecessor releases its successor's guard", FUNCTIONAL, "admitted-while-live", ""),
     ("F3 closing a FunctionalWorkflowAgent stream leaves the workflow running", frozenset({"functional-agent"}),
      "guard-leaked", ""),
     ("F4 a cancelled or unstarted dropped FunctionalWorkflow run keeps the guard", frozenset({"functional"}),
@@ -68,7 +67,7 @@ def member_of(family: str, violation: Violation) -> str:
 
 def schedule_ops(family: str, seed: int) -> list[Op]:
     """The operation sequence schedule ``seed`` of ``family`` runs."""
-    rng = random.Random(f"{family}/{seed}")
+    rng = random.Random(f"{family}/{seed}")  # noqa: S311 (reproducible schedules, not cryptography)
     return generate(rng, family, rng.randint(MIN_OPS, MAX_OPS))
 
 
@@ -87,12 +86,12 @@ def run_schedule(family: str, seed: int, ops: list[Op]) -> list[Violation]:
     session = Session(subject, family, loop.quiesce)
     try:
         loop.run_until_complete(session.execute(ops))
-    except BaseException as error:  # noqa: BLE001 (a stray CancelledError or anything else is a finding)
+    except BaseException as error:  # a stray CancelledError, or anything else, is a finding
         subject.probe.violate("exception", f"the caller got {type(error).__name__}: {error}")
     finally:
         try:
             loop.run_until_complete(asyncio.wait_for(loop.shutdown_asyncgens(), SHUTDOWN_TIMEOUT))
-        except BaseException as error:  # noqa: BLE001
+        except BaseException as error:
             subject.probe.violate("hang", f"finalizing async generators: {type(error).__name__}: {error}")
         loop.close()
         asyncio.set_event_loop(None)

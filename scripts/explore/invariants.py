@@ -8,7 +8,7 @@ the caller observed (admissions, refusals, events, status). A check that fails a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -25,6 +25,7 @@ class Violation:
     detail: str
 
     def __str__(self) -> str:
+        """The form used in reports and in ``--ops``."""
         return f"{self.kind}: {self.detail}"
 
 
@@ -69,7 +70,7 @@ class Probe:
         return [inv for inv in self.invocations if inv.outcome == LIVE and run in (None, inv.run)]
 
     @contextmanager
-    def invoked(self, run: str, where: str, tools: Iterable[str] | None = None) -> Iterator[Invocation]:
+    def invoked(self, run: str, where: str, tools: Iterable[str] | None = None) -> Generator[Invocation, None, None]:
         """Record a handler invocation of ``run`` for the duration of the block."""
         invocation = self._enter(run, where, tools)
         try:

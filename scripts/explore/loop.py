@@ -16,7 +16,7 @@ import gc
 import random
 import weakref
 from collections import deque
-from typing import Any
+from typing import Any, cast
 
 TICK = 0.001  # virtual seconds per iteration: a livelocked program still reaches its timeouts
 MAX_HOLD = 12  # a handle is held back at most this many iterations in a row
@@ -25,18 +25,19 @@ CHANGE_HORIZON = 400  # change points fall among the first iterations of a sched
 GC_CHANCE = 0.02
 
 
-def _owner(handle: asyncio.Handle) -> object | None:
+def _owner(handle: asyncio.Handle) -> asyncio.Task[Any] | None:
     """The task a ready handle will step or wake up, if any."""
-    owner: object | None = getattr(getattr(handle, "_callback", None), "__self__", None)
-    return owner if isinstance(owner, asyncio.Task) else None
+    owner: object = getattr(getattr(handle, "_callback", None), "__self__", None)
+    return cast("asyncio.Task[Any]", owner) if isinstance(owner, asyncio.Task) else None
 
 
 class PerturbingLoop(asyncio.SelectorEventLoop):
     """A selector event loop whose callback order, held-back callbacks and gc points come from a seed."""
 
     def __init__(self, seed: int) -> None:
+        """A loop whose every perturbation is drawn from ``seed``."""
         super().__init__()
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed)  # noqa: S311 (reproducible schedules, not cryptography)
         self._now = 0.0
         self._iteration = 0
         self._priorities: weakref.WeakKeyDictionary[asyncio.Task[Any], float] = weakref.WeakKeyDictionary()
@@ -72,8 +73,8 @@ class PerturbingLoop(asyncio.SelectorEventLoop):
     def _run_once(self) -> None:
         self._iteration += 1
         self._now += TICK
-        ready: deque[asyncio.Handle] = self._ready  # type: ignore[attr-defined]
-        scheduled: list[asyncio.TimerHandle] = self._scheduled  # type: ignore[attr-defined]
+        ready = cast("deque[asyncio.Handle]", self._ready)  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
+        scheduled = cast("list[asyncio.TimerHandle]", self._scheduled)  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
         if self._rng.random() < GC_CHANCE:
             gc.collect()
         if not ready and self._idle_waiters:
@@ -96,7 +97,7 @@ class PerturbingLoop(asyncio.SelectorEventLoop):
             held_ids = {id(handle) for handle in held}
             ready.extend(handle for handle in handles if id(handle) not in held_ids)
             self._held = {id(handle): self._held.get(id(handle), 0) + 1 for handle in held}
-            super()._run_once()  # type: ignore[misc]
+            super()._run_once()  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
             ready.extendleft(reversed(held))
             return
-        super()._run_once()  # type: ignore[misc]
+        super()._run_once()  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]

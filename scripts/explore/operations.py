@@ -52,6 +52,7 @@ class Op:
     back: int = 0
 
     def __str__(self) -> str:
+        """The form used in reports and in ``--ops``."""
         return f"{self.name}:{self.back}" if self.name in TARGETED else self.name
 
 
@@ -402,7 +403,9 @@ class Session:
             if not _is_refusal(error):
                 self.probe.violate("exception", f"cancel_pending_requests() raised {_describe(error)}")
             elif not live:
-                self.probe.violate("guard-leaked", f"cancel_pending_requests() refused, no run is live; {self._endings()}")
+                self.probe.violate(
+                    "guard-leaked", f"cancel_pending_requests() refused, no run is live; {self._endings()}"
+                )
             return
         if done and live:
             self.probe.violate("cancel-pending-admitted", f"cancel_pending_requests() ran beside {live[-1].name}")

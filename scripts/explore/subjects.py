@@ -141,10 +141,14 @@ def graph_workflow(probe: Probe) -> Workflow:
     )
 
 
+def _io_replay_key(run: str) -> str:
+    return f"io:{run}"
+
+
 def functional_workflow(probe: Probe) -> FunctionalWorkflow:
     """The instrumented functional workflow."""
 
-    @step(replay_key=lambda run: f"io:{run}")
+    @step(replay_key=_io_replay_key)
     async def io(run: str) -> str:
         await probe.gate(run).wait()
         return run
@@ -210,7 +214,7 @@ def _observe_update(update: AgentResponseUpdate) -> tuple[str | None, str | None
 
 
 @dataclass
-class GraphSubject:
+class _GraphSubject:
     """A graph ``Workflow``; with ``agent``, driven through its ``WorkflowAgent``."""
 
     probe: Probe
@@ -246,7 +250,7 @@ class GraphSubject:
 
 
 @dataclass
-class FunctionalSubject:
+class _FunctionalSubject:
     """A ``FunctionalWorkflow``; with ``agent``, driven through its ``FunctionalWorkflowAgent``."""
 
     probe: Probe
@@ -281,6 +285,6 @@ def build_subject(family: str) -> Subject:
     probe = Probe()
     if family in ("graph", "agent"):
         graph = graph_workflow(probe)
-        return GraphSubject(probe, graph, graph.as_agent() if family == "agent" else None)
+        return _GraphSubject(probe, graph, graph.as_agent() if family == "agent" else None)
     functional = functional_workflow(probe)
-    return FunctionalSubject(probe, functional, functional.as_agent() if family == "functional-agent" else None)
+    return _FunctionalSubject(probe, functional, functional.as_agent() if family == "functional-agent" else None)
