@@ -58,8 +58,10 @@ class Probe:
     violations: list[Violation] = field(default_factory=list[Violation])
 
     def violate(self, kind: str, detail: str) -> None:
-        """Record a broken invariant."""
-        self.violations.append(Violation(kind, detail))
+        """Record a broken invariant (once)."""
+        violation = Violation(kind, detail)
+        if violation not in self.violations:
+            self.violations.append(violation)
 
     def gate(self, run: str) -> asyncio.Event:
         """The I/O gate the handlers of ``run`` wait on."""
