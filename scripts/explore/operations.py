@@ -205,10 +205,10 @@ class Session:
         await self.quiesce()
         run.state = OPEN
         if not self._admit(run, start):
-            self.probe.violate("guard-leaked", f"{run.name} refused though no run is live; {self._endings()}")
+            self.probe.violate("guard-leaked", f"{run.name} refused though no run is live; {self._endings(run)}")
 
-    def _endings(self) -> str:
-        ended = [f"{run.name} {run.ending or run.state}" for run in self.runs[:-1]]
+    def _endings(self, besides: Run | None = None) -> str:
+        ended = [f"{run.name} {run.ending or run.state}" for run in self.runs if run is not besides]
         return ", ".join(ended) or "no earlier run"
 
     def _refused_at_pull(self, run: Run, error: BaseException) -> None:
@@ -217,7 +217,7 @@ class Session:
         if self._live(besides=run, pulling=True):
             return
         if run.retried:
-            why = f"{run.name} refused ({error}) though no run is live; {self._endings()}"
+            why = f"{run.name} refused ({error}) though no run is live; {self._endings(run)}"
             self.probe.violate("guard-leaked", why)
             return
         run.retried = run.retry = True
