@@ -9,6 +9,7 @@ site also browser (check it in headless chromium) and applicability (write the a
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 from collections import Counter
@@ -76,16 +77,16 @@ def _reported(session: nox.Session) -> Generator[None, None, None]:
         session.error(f"runguard: error: {error}")
 
 
-def _versions(options: argparse.Namespace) -> list[str]:
+def _versions(base: str | None) -> list[str]:
     """The base selected with ``--base``, or every base in ``patches/bases``."""
-    return [options.base] if options.base else read_bases(patches_dir())
+    return [base] if base else read_bases(patches_dir())
 
 
-def _patched_bases(session: nox.Session) -> Iterator[tuple[str, Path, PatchedCheckout]]:
-    """Each selected base version with its materialized and patched checkouts."""
-    options = _options(session)
+def _patched_bases(session: nox.Session, base: str | None = None) -> Iterator[tuple[str, Path, PatchedCheckout]]:
+    """Each selected base (``base``, or ``-- --base V`` when None; "" is every base), materialized and patched."""
+    selected = _options(session).base if base is None else base
     with _reported(session):
-        for version in _versions(options):
+        for version in _versions(selected):
             yield (version, *prepare_base(version))
 
 
@@ -293,7 +294,7 @@ def applicability(session: nox.Session) -> None:
     options = _options(session)
     command = " ".join(["python3 run.py -s applicability", *(["--", *session.posargs] if session.posargs else [])])
     with _reported(session):
-        targets = [(version, materialize_base(version)) for version in _versions(options)]
+        targets = [(version, materialize_base(version)) for version in _versions(options.base)]
         if options.checkout:
             checkout = open_checkout(Path(options.checkout))
             targets.append((f"checkout-{checkout.head[:12]}", snapshot_checkout(checkout)))
@@ -432,3 +433,40 @@ def redgreen(session: nox.Session) -> None:
     failed = sorted({f"{proof.base} {proof.patch}" for proof in proofs if not proof.ok})
     if failed:
         session.error(f"not red by an assertion, then green: {', '.join(failed)}")
+
+
+# region stress: the schedule explorer (scripts/explore)
+
+STRESS_RECORD = ROOT / "docs" / "data" / "stress.json"
+
+
+def _stress_options(session: nox.Session) -> tuple[argparse.Namespace, list[str]]:
+    parser = argparse.ArgumentParser(prog="nox -s stress --")
+    parser.add_argument("--base", help="explore this released version only")
+    parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
+    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD.name}")
+    return parser.parse_known_args(session.posargs)
+
+
+@nox.session
+def stress(session: nox.Session) -> None:
+    """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
+    options, explorer_args = _stress_options(session)
+    variant = "unpatched" if options.unpatched else "patched"
+    series = "" if options.unpatched else read_series(patches_dir()).digest()[:12]
+    failed: list[str] = []
+    for version, base, patched in _patched_bases(session, options.base or ""):
+        _install_core(session, base if options.unpatched else patched.path)
+        replay = f"python3 run.py -s stress -- --base {version}" + (" --unpatched" if options.unpatched else "")
+        scratch = _scratch(session) / f"stress-{version}-{variant}.json"
+        scratch.unlink(missing_ok=True)
+        record = ["--json", str(STRESS_RECORD)] if options.record else []
+        session.run(
+            "python", "-m", "scripts.explore", "--base", version, "--variant", variant, "--series", series,
+            "--replay-command", replay, "--json", str(scratch), *record, *explorer_args,
+            env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0] if "--replay" in explorer_args else [0, 1],
+        )  # fmt: skip
+        if scratch.is_file() and any(r["violating_schedules"] for r in json.loads(scratch.read_text())["results"]):
+            failed.append(version)
+    if failed and not options.unpatched:
+        session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")
