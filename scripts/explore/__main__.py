@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     paths: list[Path] = options.json or []
     for path in paths:
-        write_results(path, results)
+        write_results(path, results, options.replay_command)
     clean = all(result.violating_schedules == 0 for result in results)
     return 0 if clean or options.variant == "unpatched" else 1
 

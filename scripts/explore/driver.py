@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from scripts.datafiles import produced_stamp
 from scripts.explore.invariants import Violation
 from scripts.explore.loop import PerturbingLoop
 from scripts.explore.operations import Op, Session, format_ops, generate
@@ -191,16 +192,17 @@ def replay(family: str, seed: int, ops: list[Op] | None) -> list[Violation]:
     return violations
 
 
-def write_results(path: Path, results: list[FamilyResult]) -> None:
-    """Merge ``results`` into the JSON file, one record per base x variant x family."""
+def write_results(path: Path, results: list[FamilyResult], command: str) -> None:
+    """Merge ``results`` into the data file, one row per base x variant x family, and stamp it."""
     records: dict[str, dict[str, Any]] = {}
     if path.is_file():
-        for record in json.loads(path.read_text())["results"]:
+        earlier = json.loads(path.read_text())
+        for record in earlier.get("rows", earlier.get("results", [])):
             records[f"{record['base']}/{record['variant']}/{record['family']}"] = record
     for result in results:
         records[f"{result.base}/{result.variant}/{result.family}"] = asdict(result)
     path.parent.mkdir(parents=True, exist_ok=True)
-    document = {"results": [records[key] for key in sorted(records)]}
+    document = {"produced": produced_stamp(command), "rows": [records[key] for key in sorted(records)]}
     path.write_text(json.dumps(document, indent=2) + "\n")
 
 

@@ -42,6 +42,19 @@ def test_a_file_from_another_series_is_flagged_as_stale(tmp_path: Path) -> None:
     assert "Produced with an older series" in render_dataset("stress", data, SERIES)
 
 
+def test_stress_lists_each_run_and_how_soon_each_member_was_found(tmp_path: Path) -> None:
+    rows = [
+        {"base": "1.22.0", "variant": "patched", "family": "graph", "schedules": 10000, "violating_schedules": 0},
+        {
+            "base": "1.22.0", "variant": "unpatched", "family": "graph", "schedules": 2000, "violating_schedules": 72,
+            "members_found_after": {"G1 late discard": 919},
+        },
+    ]  # fmt: skip
+    text = render_dataset("stress", _write(tmp_path, "stress", {"produced": STAMP, "rows": rows}), SERIES)
+    assert "| 1.22.0 | patched | graph | 10,000 | 0 |" in text
+    assert "| 1.22.0 | unpatched | graph | G1 late discard | 919 |" in text
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
