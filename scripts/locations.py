@@ -21,3 +21,8 @@ def cache_dir() -> Path:
 def package_index_url() -> str:
     """The PEP 691 simple index that sdists are looked up in (``RUNGUARD_INDEX_URL``)."""
     return os.environ.get("RUNGUARD_INDEX_URL", "https://pypi.org/simple").rstrip("/")
+
+
+def docs_data_dir() -> Path:
+    """Where sessions write the JSON data files that the documentation site renders."""
+    return REPO_ROOT / "docs" / "data"

@@ -18,9 +18,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from scripts.datafiles import write_data
 from scripts.git import git_output, run_git
 from scripts.locations import REPO_ROOT
-from scripts.published import write_data
 
 GOALS = {"warm": 60, "cold": 300}  # seconds, on a 2-core machine
 SESSION_START = re.compile(r"^nox > Running session (\S+)")

@@ -2,9 +2,9 @@
 
 A time ratio is the median over the interleaved pairs of patched / unpatched CPU time of the workload's
 process (other processes on the machine do not count against it); the wall-time ratio is printed beside
-it. Prints one line per workload and base, writes ``docs/data/bench.json`` (a ``--quick`` run writes into
-the scratch directory instead, so a smoke check never replaces the published numbers) and ends with
-``worst ratio R``, the largest median time ratio.
+it. Prints one line per workload and base, writes ``docs/data/bench.json`` (not after a ``--quick`` run,
+so a smoke check never replaces the published numbers) and ends with ``worst ratio R``, the largest
+median time ratio.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 from scripts.bench.measure import Workload, growth, memory_points, ratio_summary, timed_pairs
 from scripts.bench.venvs import FrameworkPair, framework_venvs
 from scripts.cli import prepare_base
+from scripts.datafiles import write_data
 from scripts.errors import RunguardError
 from scripts.locations import patches_dir
-from scripts.published import DATA_DIR, write_data
 from scripts.series import read_bases
 
 TIMED = (
@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--base", help="measure on this released version only (default: every base)")
     parser.add_argument("--quick", action="store_true", help="small sizes and 2 pairs: a smoke check")
     parser.add_argument("--repetitions", type=int, help=f"interleaved pairs per workload (default {REPETITIONS})")
-    parser.add_argument("--scratch", type=Path, required=True, help="where the venvs and quick results go")
+    parser.add_argument("--scratch", type=Path, required=True, help="where the framework venvs are built")
     return parser
 
 
@@ -110,16 +110,14 @@ def main(argv: list[str] | None = None) -> int:
         "flat on every base." if flat else "NOT flat: see the memory rows."
     )
     body = {
-        "summary": summary, "rows": rows, "worst_ratio": worst, "memory_flat": flat, "quick": options.quick,
+        "summary": summary, "rows": rows, "worst_ratio": worst, "memory_flat": flat,
         "load_average": {"before": load_before, "after": os.getloadavg()},
     }  # fmt: skip
     given = [f"--base {options.base}"] if options.base else []
-    if options.quick:
-        given.append("--quick")
     if options.repetitions:
         given.append(f"--repetitions {options.repetitions}")
     command = "python3 run.py -s bench" + (f" -- {' '.join(given)}" if given else "")
-    path = write_data("bench", command, body, options.scratch if options.quick else DATA_DIR)
-    print(f"results written to {path}")
+    if not options.quick:
+        print(f"results written to {write_data('bench', command, body)}")
     print(f"worst ratio {worst:.3f}")
     return 0

@@ -7,47 +7,27 @@ has ended the run; a run admitted after it never executes beside the one it clos
 
 import asyncio
 import gc
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from agent_framework import FunctionalWorkflow, FunctionalWorkflowAgent, ResponseStream, WorkflowEvent, workflow
 
+from tests.scenarios.ledger import Ledger
+
 TIMEOUT = 5.0
 
 
-@dataclass
-class Ledger:
-    """What the workflow body saw, shared by every run of one workflow."""
-
-    live: set[str] = field(default_factory=set[str])
-    overlaps: list[tuple[str, frozenset[str]]] = field(default_factory=list[tuple[str, frozenset[str]]])
-    entered: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
-    release: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
-
-    def entry(self, name: str) -> asyncio.Event:
-        return self.entered.setdefault(name, asyncio.Event())
-
-    def gate(self, name: str) -> asyncio.Event:
-        return self.release.setdefault(name, asyncio.Event())
-
-    def open_all(self) -> None:
-        for name in ("first", "second", "third"):
-            self.gate(name).set()
+def open_all(ledger: Ledger) -> None:
+    for name in ("first", "second", "third"):
+        ledger.gate(name).set()
 
 
 def build(ledger: Ledger) -> FunctionalWorkflow:
     @workflow
     async def parked(message: str) -> str:
-        if ledger.live:
-            ledger.overlaps.append((message, frozenset(ledger.live)))
-        ledger.live.add(message)
-        try:
-            ledger.entry(message).set()
+        with ledger.running(message):
             await ledger.gate(message).wait()
             return message
-        finally:
-            ledger.live.discard(message)
 
     return parked.build()
 
@@ -80,7 +60,7 @@ async def test_close_during_another_tasks_pull_ends_the_run_before_returning() -
         return admitted(wf, "second")
 
     second = await asyncio.wait_for(close_then_run_again(), TIMEOUT)
-    ledger.open_all()
+    open_all(ledger)
     second_events = await asyncio.wait_for(drain(second), TIMEOUT) if second is not None else []
     await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
 
@@ -101,14 +81,14 @@ async def test_cancelled_consumer_ends_the_run_and_the_next_run_is_admitted() ->
 
     second = admitted(wf, "second")
     assert second is not None
-    ledger.open_all()
+    open_all(ledger)
     assert outputs(await asyncio.wait_for(drain(second), TIMEOUT)) == ["second"]
     assert ledger.overlaps == []
 
 
 async def test_failed_run_that_unwinds_late_leaves_the_next_runs_guard_alone() -> None:
     ledger = Ledger()
-    ledger.open_all()
+    open_all(ledger)
     wf = build(ledger)
     parked = asyncio.Event()
     resume = asyncio.Event()
@@ -135,7 +115,7 @@ async def test_failed_run_that_unwinds_late_leaves_the_next_runs_guard_alone() -
 
 async def test_runs_that_never_start_release_the_guard() -> None:
     ledger = Ledger()
-    ledger.open_all()
+    open_all(ledger)
     wf = build(ledger)
 
     dropped = admitted(wf, "first")
@@ -163,7 +143,7 @@ async def test_runs_that_never_start_release_the_guard() -> None:
 @pytest.mark.parametrize("reads", [0, 1, 2])
 async def test_closed_agent_response_lets_the_agent_run_again(reads: int) -> None:
     ledger = Ledger()
-    ledger.open_all()
+    open_all(ledger)
     agent = build(ledger).as_agent()
     response = agent.run("first", stream=True)
     for _ in range(min(reads, 1)):
@@ -194,7 +174,7 @@ async def test_closing_an_old_agent_response_again_leaves_the_newer_run_alone() 
     del old
     gc.collect()
     third = admitted(agent, "third")
-    ledger.open_all()
+    open_all(ledger)
     await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
 
     assert third is None, "closing an old response released the guard of the run after it"
@@ -214,7 +194,7 @@ async def test_agent_response_closed_during_another_tasks_pull() -> None:
         return admitted(agent, "second")
 
     second = await asyncio.wait_for(close_then_run_again(), TIMEOUT)
-    ledger.open_all()
+    open_all(ledger)
     await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
 
     assert second is not None

@@ -8,7 +8,7 @@ owns is committed, released or discarded only by that run, once, after it has re
 import asyncio
 import gc
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from agent_framework import (
     Executor,
@@ -21,6 +21,8 @@ from agent_framework import (
     handler,
 )
 
+from tests.scenarios.ledger import Ledger
+
 TIMEOUT = 5.0
 
 
@@ -30,27 +32,6 @@ class Turn:
 
     name: str
     read: str = ""
-
-
-@dataclass
-class Ledger:
-    """What the executor saw, shared by every run of one workflow."""
-
-    live: set[str] = field(default_factory=set[str])
-    overlaps: list[tuple[str, frozenset[str]]] = field(default_factory=list[tuple[str, frozenset[str]]])
-    entered: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
-    release: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
-    exited: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
-    cancelled: set[str] = field(default_factory=set[str])
-
-    def gate(self, name: str) -> asyncio.Event:
-        return self.release.setdefault(name, asyncio.Event())
-
-    def entry(self, name: str) -> asyncio.Event:
-        return self.entered.setdefault(name, asyncio.Event())
-
-    def exit(self, name: str) -> asyncio.Event:
-        return self.exited.setdefault(name, asyncio.Event())
 
 
 class Writer(Executor):
@@ -63,20 +44,10 @@ class Writer(Executor):
     @handler
     async def handle(self, turn: Turn, ctx: WorkflowContext[Turn, str]) -> None:
         ledger = self._ledger
-        if ledger.live:
-            ledger.overlaps.append((turn.name, frozenset(ledger.live)))
-        ledger.live.add(turn.name)
-        try:
+        with ledger.running(turn.name):
             ctx.set_state(turn.name, f"written by {turn.name}")
-            ledger.entry(turn.name).set()
             await ledger.gate(turn.name).wait()
             await ctx.yield_output(str(ctx.get_state(turn.read)) if turn.read else turn.name)
-        except asyncio.CancelledError:
-            ledger.cancelled.add(turn.name)
-            raise
-        finally:
-            ledger.live.discard(turn.name)
-            ledger.exit(turn.name).set()
 
 
 def _workflow() -> tuple[Workflow, Ledger]:

@@ -1,0 +1,438 @@
+"""Operation sequences over one run-able object: generating them from a seed and executing them.
+
+An operation names what a caller does (start a run, pull, drop the stream, collect garbage, close, cancel the
+consumer, answer a request, ...) and which run it targets, counted back from the latest run (``close:1`` closes
+the run before the latest). An operation that does not apply at that point (pulling a closed run) does
+nothing, so every sequence runs and a shortened sequence still means something. Executing checks the
+invariants after each operation and tears the object down at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from scripts.explore.invariants import IN_PROGRESS, Probe
+from scripts.explore.subjects import Stream, Subject
+
+T = TypeVar("T")
+
+TIMEOUT = 10.0  # virtual seconds for anything that must finish
+OPEN, COMPLETED, CLOSED, CANCELLED, DROPPED, REFUSED, FAILED = (
+    "open", "completed", "closed", "cancelled", "dropped", "refused", "failed",
+)  # fmt: skip
+TARGETED = frozenset({"pull", "wait", "until", "drain", "release", "drop", "close", "cancel"})
+WEIGHTS = {
+    "start": 4, "ask": 1, "answer": 1, "pull": 4, "wait": 2, "until": 4, "drain": 2, "release": 3, "drop": 2,
+    "gc": 2, "close": 2, "cancel": 2, "cancel_pending": 1, "settle": 1,
+}  # fmt: skip
+UNTIL_PULLS = 12
+UNSUPPORTED = {
+    "graph": frozenset[str](),
+    "functional": frozenset({"cancel_pending"}),
+    "agent": frozenset({"ask", "answer", "cancel_pending"}),
+    "functional-agent": frozenset({"cancel_pending"}),
+}
+LAZY_ADMISSION = frozenset({"agent"})  # WorkflowAgent starts the workflow run at the first pull
+
+
+class Refused(Exception):
+    """A start that the object refused because another run holds it."""
+
+
+@dataclass(frozen=True)
+class Op:
+    """One caller operation; ``back`` selects the target run, counted back from the latest."""
+
+    name: str
+    back: int = 0
+
+    def __str__(self) -> str:
+        """The form used in reports and in ``--ops``."""
+        return f"{self.name}:{self.back}" if self.name in TARGETED else self.name
+
+
+def parse_ops(text: str) -> list[Op]:
+    """The operations of a ``format_ops`` string."""
+    ops: list[Op] = []
+    for item in filter(None, text.split(",")):
+        name, _, back = item.partition(":")
+        if name not in WEIGHTS:
+            raise ValueError(f"unknown operation {name!r}")
+        ops.append(Op(name, int(back or 0)))
+    return ops
+
+
+def format_ops(ops: list[Op]) -> str:
+    """A sequence as one comma-separated token, e.g. ``start,pull:0,drop:0,gc``."""
+    return ",".join(map(str, ops))
+
+
+def generate(rng: random.Random, family: str, length: int) -> list[Op]:
+    """A random sequence of ``length`` operations that begins with a start."""
+    names = [name for name in WEIGHTS if name not in UNSUPPORTED[family]]
+    weights = [WEIGHTS[name] for name in names]
+    ops = [Op("start")]
+    for name in rng.choices(names, weights, k=length - 1):
+        ops.append(Op(name, min(rng.randrange(3), rng.randrange(3)) if name in TARGETED else 0))
+    return ops
+
+
+def _is_refusal(error: BaseException) -> bool:
+    """The object refused a run because it is busy (WorkflowAgent says so through the workflow status)."""
+    return "already running" in str(error) or "invalid state to restart: WorkflowRunState.IN_PROGRESS" in str(error)
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+@dataclass
+class Run:
+    """What the caller holds and has seen of one run."""
+
+    name: str
+    turn: str
+    stream: Stream | None = None
+    items: AsyncIterator[Any] | None = None
+    pull: asyncio.Task[Any] | None = None
+    entered: bool = False  # the current pull has reached the stream
+    admitted: bool = False
+    retried: bool = False
+    retry: bool = False  # refused at its first pull with no run live: start it again once things settle
+    state: str = OPEN
+    ending: str = ""
+    tags: list[str] = field(default_factory=list[str])
+    statuses: list[str] = field(default_factory=list[str])
+    pulled: int = 0
+
+    @property
+    def started(self) -> bool:
+        """Whether the run got going, as the caller can tell."""
+        return bool(IN_PROGRESS & set(self.statuses)) or self.pulled > 0
+
+
+@dataclass
+class Session:
+    """Executes one operation sequence on ``subject`` and checks the invariants."""
+
+    subject: Subject
+    family: str
+    quiesce: Callable[[], Awaitable[None]]
+    runs: list[Run] = field(default_factory=list[Run])
+    requests: list[str] = field(default_factory=list[str])
+
+    @property
+    def probe(self) -> Probe:
+        """The probe of the object under test."""
+        return self.subject.probe
+
+    async def execute(self, ops: list[Op]) -> None:
+        """Apply ``ops`` in order, then tear down and make the final checks."""
+        for op in ops:
+            await self._collect()
+            await getattr(self, f"_op_{op.name}")(op)
+            await self._collect()
+            self._check_state()
+        await self._teardown()
+
+    # -- bookkeeping ------------------------------------------------------------------------------------------
+
+    def _target(self, op: Op) -> Run | None:
+        return self.runs[-1 - op.back] if op.back < len(self.runs) else None
+
+    def _live(self, besides: Run | None = None, *, pulling: bool = False) -> list[Run]:
+        """Runs that hold the object: admitted (or, with ``pulling``, being pulled) and not ended or abandoned."""
+        return [
+            run
+            for run in self.runs
+            if run is not besides and run.state == OPEN and (run.admitted or (pulling and run.pull is not None))
+        ]
+
+    def _check_state(self, *, final: bool = False) -> None:
+        state = self.subject.committed_state()
+        if state is not None:
+            completed = [run.name for run in self.runs if run.state == COMPLETED] if final else []
+            self.probe.check_state(state, completed)
+
+    def _check_status(self, run: Run, *, completed: bool) -> None:
+        status = self.subject.status()
+        latest = [other for other in self.runs if other.admitted][-1:]
+        if status is not None and latest == [run]:
+            self.probe.check_status(run.name, status, completed=completed, started=run.started)
+
+    async def _bounded(self, what: str, awaitable: Awaitable[T]) -> T | None:
+        """Await ``awaitable`` within the timeout; a timeout is a hang, an exception is unexpected."""
+        try:
+            return await asyncio.wait_for(awaitable, TIMEOUT)
+        except asyncio.TimeoutError:
+            self.probe.violate("hang", f"{what} did not finish within {TIMEOUT:g}s")
+        except Exception as error:
+            self.probe.violate("exception", f"{what} raised {_describe(error)}")
+        return None
+
+    # -- admission ----------------------------------------------------------------------------------------------
+
+    def _admit(self, run: Run, start: Callable[[], Stream | None]) -> bool:
+        live = self._live(besides=run)
+        try:
+            stream = start()
+        except Exception as error:
+            if not _is_refusal(error):
+                self.probe.violate("exception", f"starting {run.name} raised {_describe(error)}")
+                run.state = FAILED
+                return True
+            run.state = REFUSED
+            return bool(live)
+        if stream is None:
+            return True
+        run.stream, run.items = stream, aiter(stream)
+        if self.family not in LAZY_ADMISSION:
+            run.admitted = True
+            if live:
+                self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
+        return True
+
+    async def _start(self, run: Run, start: Callable[[], Stream | None]) -> None:
+        self.runs.append(run)
+        if self._admit(run, start):
+            return
+        # Refused with no live run: the guard may only be waiting for a dropped run's cleanup. Let that run.
+        await self.quiesce()
+        run.state = OPEN
+        if not self._admit(run, start):
+            self.probe.violate("guard-leaked", f"{run.name} refused though no run is live; {self._endings(run)}")
+
+    def _endings(self, besides: Run | None = None) -> str:
+        ended = [f"{run.name} {run.ending or run.state}" for run in self.runs if run is not besides]
+        return ", ".join(ended) or "no earlier run"
+
+    def _refused_at_pull(self, run: Run, error: BaseException) -> None:
+        """A lazily admitted run was refused at its first pull."""
+        run.state = REFUSED
+        if self._live(besides=run, pulling=True):
+            return
+        if run.retried:
+            why = f"{run.name} refused ({error}) though no run is live; {self._endings(run)}"
+            self.probe.violate("guard-leaked", why)
+            return
+        run.retried = run.retry = True
+
+    # -- pulling ------------------------------------------------------------------------------------------------
+
+    async def _pull_one(self, run: Run, items: AsyncIterator[Any]) -> Any:
+        run.entered = True
+        return await anext(items)
+
+    async def _collect(self) -> None:
+        """Account for every pull that has finished; retry a lazily refused run once things have settled."""
+        for run in self.runs:
+            if run.pull is not None and run.pull.done():
+                task, run.pull = run.pull, None
+                self._account(run, task)
+        for run in self.runs:
+            if run.retry:
+                run.retry = False
+                await self.quiesce()
+                run.state = OPEN
+                run.stream = self.subject.start(run.turn)
+                run.items = aiter(run.stream)
+
+    def _account(self, run: Run, task: asyncio.Task[Any]) -> None:
+        if task.cancelled():
+            self.probe.violate("stray-cancel", f"the consumer of {run.name} got CancelledError nobody asked for")
+            return
+        error = task.exception()
+        if error is None:
+            self._received(run, task.result())
+        elif isinstance(error, StopAsyncIteration):
+            if run.state == OPEN:
+                self._completed(run)
+        elif self.family in LAZY_ADMISSION and run.pulled == 0 and _is_refusal(error):
+            self._refused_at_pull(run, error)
+        else:
+            self.probe.violate("exception", f"pulling {run.name} raised {_describe(error)}")
+            run.state = FAILED
+
+    def _received(self, run: Run, item: Any) -> None:
+        if not run.admitted:
+            run.admitted = True
+            live = self._live(besides=run)
+            if live:
+                self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
+        run.pulled += 1
+        tag, status, requests = self.subject.observe(item)
+        if tag is not None:
+            run.tags.append(tag)
+            self.probe.check_events(run.name, [tag])
+        if status is not None:
+            run.statuses.append(status)
+        self.requests.extend(requests)
+
+    def _completed(self, run: Run) -> None:
+        run.state, run.ending = COMPLETED, "completed"
+        self.probe.check_ended(run.name, "its last event")
+        state = self.subject.committed_state()
+        if state is not None:
+            self.probe.check_state(state, [run.name])
+        self._check_status(run, completed=True)
+
+    def _begin_pull(self, run: Run) -> asyncio.Task[Any] | None:
+        if run.pull is None and run.items is not None and run.state == OPEN:
+            run.entered = False
+            run.pull = asyncio.ensure_future(self._pull_one(run, run.items))
+        return run.pull
+
+    async def _drain(self, run: Run, what: str) -> None:
+        """Pull ``run`` to its end; it must get there, since its gate is open."""
+        self.probe.gate(run.name).set()
+        for _ in range(100):
+            task = self._begin_pull(run)
+            if task is None:
+                return
+            done, _ = await asyncio.wait({task}, timeout=TIMEOUT)
+            if not done:
+                self.probe.violate("hang", f"{what}: {run.name} got no event within {TIMEOUT:g}s with its gate open")
+                return
+            await self._collect()
+
+    # -- operations ---------------------------------------------------------------------------------------------
+
+    async def _op_start(self, op: Op, *, ask: bool = False) -> None:
+        name = f"r{len(self.runs)}"
+        turn = f"{name}?" if ask else name
+        await self._start(Run(name, turn), lambda: self.subject.start(turn))
+
+    async def _op_ask(self, op: Op) -> None:
+        await self._op_start(op, ask=True)
+
+    async def _op_answer(self, op: Op) -> None:
+        if not self.requests:
+            return
+        request = self.requests.pop(0)
+        name = f"r{len(self.runs)}"
+        await self._start(Run(name, name), lambda: self.subject.answer(request, name))
+
+    async def _op_pull(self, op: Op) -> None:
+        run = self._target(op)
+        if run is not None:
+            self._begin_pull(run)
+
+    async def _op_wait(self, op: Op) -> None:
+        run = self._target(op)
+        if run is not None and run.pull is not None:
+            await asyncio.wait({run.pull}, timeout=TIMEOUT)
+
+    async def _op_until(self, op: Op) -> None:
+        """Pull until a handler of the run is executing (the run is mid-superstep), or it cannot go on."""
+        run = self._target(op)
+        for _ in range(UNTIL_PULLS):
+            if run is None or self.probe.live(run.name):
+                return
+            task = self._begin_pull(run)
+            if task is None or not (await asyncio.wait({task}, timeout=TIMEOUT))[0]:
+                return
+            await self._collect()
+
+    async def _op_drain(self, op: Op) -> None:
+        run = self._target(op)
+        if run is not None:
+            await self._drain(run, "drain")
+
+    async def _op_release(self, op: Op) -> None:
+        run = self._target(op)
+        if run is not None:
+            self.probe.gate(run.name).set()
+
+    async def _op_drop(self, op: Op) -> None:
+        run = self._target(op)
+        if run is None or run.stream is None or run.pull is not None:
+            return
+        run.stream = run.items = None
+        if run.state == OPEN:
+            run.state, run.ending = DROPPED, f"dropped after {run.pulled} pulls"
+
+    async def _op_gc(self, op: Op) -> None:
+        gc.collect()
+
+    async def _op_settle(self, op: Op) -> None:
+        await self.quiesce()
+
+    async def _op_close(self, op: Op) -> None:
+        run = self._target(op)
+        if run is None or run.stream is None:
+            return
+        was_open = run.state == OPEN
+        during = " during a pull" if run.pull is not None else ""
+        await self._bounded(f"close() of {run.name}{during}", run.stream.close())
+        if was_open:
+            run.state, run.ending = CLOSED, f"closed{during} after {run.pulled} pulls"
+            self.probe.check_ended(run.name, f"close(){during}")
+            self._check_status(run, completed=False)
+
+    async def _op_cancel(self, op: Op) -> None:
+        run = self._target(op)
+        if run is None or run.pull is None:
+            return
+        task = run.pull
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=TIMEOUT)
+        if not done:
+            self.probe.violate("hang", f"cancelling the consumer of {run.name} did not finish")
+            return
+        if not task.cancelled():
+            return  # the pull finished first; _collect accounts for it
+        run.pull = None
+        if run.entered and run.state == OPEN:
+            run.state, run.ending = CANCELLED, f"consumer cancelled after {run.pulled} pulls"
+            self.probe.check_ended(run.name, "cancelling the consumer")
+            self._check_status(run, completed=False)
+
+    async def _op_cancel_pending(self, op: Op) -> None:
+        live = self._live()
+        try:
+            done = await asyncio.wait_for(self.subject.cancel_pending(list(self.requests)), TIMEOUT)
+        except asyncio.TimeoutError:
+            self.probe.violate("hang", "cancel_pending_requests() did not finish")
+            return
+        except Exception as error:
+            if not _is_refusal(error):
+                self.probe.violate("exception", f"cancel_pending_requests() raised {_describe(error)}")
+            elif not live:
+                self.probe.violate(
+                    "guard-leaked", f"cancel_pending_requests() refused, no run is live; {self._endings()}"
+                )
+            return
+        if done and live:
+            self.probe.violate("cancel-pending-admitted", f"cancel_pending_requests() ran beside {live[-1].name}")
+        if done:
+            self.requests.clear()
+
+    # -- teardown -----------------------------------------------------------------------------------------------
+
+    async def _teardown(self) -> None:
+        """Open every gate, finish every open run, close everything, then check what is left."""
+        for run in self.runs:
+            self.probe.gate(run.name).set()
+        for run in self.runs:
+            if run.state == OPEN:
+                await self._drain(run, "teardown")
+        for run in self.runs:
+            if run.stream is not None:
+                await self._bounded(f"close() of {run.name} at teardown", run.stream.close())
+            run.stream = run.items = None
+        gc.collect()
+        await self.quiesce()
+        await self._collect()
+        self._check_state(final=True)
+        for inv in self.probe.live():
+            self.probe.violate("leftover", f"{inv.where} of {inv.run} still runs after every run ended")
+        current = asyncio.current_task()
+        for task in asyncio.all_tasks():
+            if task is not current:
+                self.probe.violate("leftover", f"task {task.get_coro()!r} still pending after every run ended")
+                task.cancel()

@@ -1,0 +1,290 @@
+"""The four run-able objects under test, built around small instrumented workflows.
+
+Graph family: ``head`` stages a write, yields an output, waits for its run's I/O gate, then either asks for
+information or fans out to ``fast`` and ``relay -> slow`` (``slow`` waits for the gate again), which fan in
+to ``join``. The functional family: a ``@workflow`` that stages a write, awaits an I/O ``@step`` and may ask
+for information. Every handler reports to the ``Probe``. A turn is a string: ``"r3"``, or ``"r3?"`` to ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agent_framework import (
+    AgentResponseUpdate,
+    Executor,
+    FunctionalWorkflow,
+    FunctionalWorkflowAgent,
+    FunctionTool,
+    Message,
+    ResponseStream,
+    RunContext,
+    Workflow,
+    WorkflowAgent,
+    WorkflowBuilder,
+    WorkflowContext,
+    WorkflowEvent,
+    handler,
+    response_handler,
+    step,
+    workflow,
+)
+
+from scripts.explore.invariants import Probe, run_of, tool_name
+
+FAMILIES = ("graph", "functional", "agent", "functional-agent")
+
+Stream = ResponseStream[Any, Any]
+
+
+@dataclass
+class Job:
+    """A message between graph executors, tagged with its run."""
+
+    run: str
+
+
+@dataclass
+class Ask:
+    """The request a run makes when its turn asks for information."""
+
+    run: str
+
+
+def _tool_names(ctx: WorkflowContext[Any, Any]) -> list[str]:
+    return [str(getattr(tool, "name", tool)) for tool in ctx.get_runtime_tools() or []]
+
+
+class _Head(Executor):
+    """Stages a write and yields an output, waits for the run's I/O, then asks or fans out."""
+
+    def __init__(self, probe: Probe) -> None:
+        super().__init__(id="head")
+        self._probe = probe
+
+    @handler
+    async def on_turn(self, turn: str, ctx: WorkflowContext[Job, str]) -> None:
+        await self._begin(turn, ctx)
+
+    @handler
+    async def on_messages(self, messages: list[Message], ctx: WorkflowContext[Job, str]) -> None:
+        await self._begin(messages[-1].text, ctx)
+
+    async def _begin(self, turn: str, ctx: WorkflowContext[Job, str]) -> None:
+        run = run_of(turn)
+        with self._probe.invoked(run, "head", _tool_names(ctx)) as invocation:
+            self._probe.stage(invocation, f"head:{run}")
+            ctx.set_state(f"head:{run}", run)
+            await ctx.yield_output(f"{run}:head")
+            await self._probe.gate(run).wait()
+            if turn.endswith("?"):
+                await ctx.request_info(Ask(run), str)
+            else:
+                await ctx.send_message(Job(run))
+
+    @response_handler
+    async def on_answer(self, original: Ask, answer: str, ctx: WorkflowContext[Job, str]) -> None:
+        with self._probe.invoked(answer, "head.answer", _tool_names(ctx)) as invocation:
+            self._probe.stage(invocation, f"answer:{answer}")
+            ctx.set_state(f"answer:{answer}", original.run)
+            await ctx.yield_output(f"{answer}:answered")
+            await ctx.send_message(Job(answer))
+
+
+class _Forward(Executor):
+    """Stages a write and forwards the job; with ``wait``, only once the run's gate is open."""
+
+    def __init__(self, probe: Probe, name: str, *, wait: bool = False) -> None:
+        super().__init__(id=name)
+        self._probe = probe
+        self._wait = wait
+
+    @handler
+    async def on_job(self, job: Job, ctx: WorkflowContext[Job]) -> None:
+        with self._probe.invoked(job.run, self.id, _tool_names(ctx)) as invocation:
+            self._probe.stage(invocation, f"{self.id}:{job.run}")
+            ctx.set_state(f"{self.id}:{job.run}", job.run)
+            if self._wait:
+                await self._probe.gate(job.run).wait()
+            await ctx.send_message(job)
+
+
+class _Join(Executor):
+    """The fan-in: every job it joins must come from one run."""
+
+    def __init__(self, probe: Probe) -> None:
+        super().__init__(id="join")
+        self._probe = probe
+
+    @handler
+    async def on_jobs(self, jobs: list[Job], ctx: WorkflowContext[Job, str]) -> None:
+        self._probe.joined("join", (job.run for job in jobs))
+        run = jobs[-1].run
+        with self._probe.invoked(run, "join", _tool_names(ctx)) as invocation:
+            self._probe.stage(invocation, f"join:{run}")
+            ctx.set_state(f"join:{run}", run)
+            await ctx.yield_output(f"{run}:done")
+
+
+def graph_workflow(probe: Probe) -> Workflow:
+    """The instrumented graph workflow."""
+    head, join = _Head(probe), _Join(probe)
+    fast, relay, slow = _Forward(probe, "fast"), _Forward(probe, "relay"), _Forward(probe, "slow", wait=True)
+    return (
+        WorkflowBuilder(start_executor=head)
+        .add_fan_out_edges(head, [fast, relay])
+        .add_edge(relay, slow)
+        .add_fan_in_edges([fast, slow], join)
+        .build()
+    )
+
+
+def _io_replay_key(run: str) -> str:
+    return f"io:{run}"
+
+
+def functional_workflow(probe: Probe) -> FunctionalWorkflow:
+    """The instrumented functional workflow."""
+
+    @step(replay_key=_io_replay_key)
+    async def io(run: str) -> str:
+        await probe.gate(run).wait()
+        return run
+
+    @workflow
+    async def flow(turn: str, ctx: RunContext) -> str:
+        run = run_of(turn)
+        with probe.invoked(run, "flow") as invocation:
+            probe.stage(invocation, f"flow:{run}")
+            ctx.set_state(f"flow:{run}", run)
+            await io(run)
+            if turn.endswith("?"):
+                answer = str(await ctx.request_info(Ask(run), str))
+                return f"{answer}:done"
+            return f"{run}:done"
+
+    return flow.build()
+
+
+class Subject(Protocol):
+    """One run-able object with its probe: how to start, answer and observe its runs."""
+
+    probe: Probe
+
+    def start(self, turn: str) -> Stream:
+        """Start a run for ``turn`` (refusal raises)."""
+        ...
+
+    def answer(self, request_id: str, run: str) -> Stream | None:
+        """Start run ``run`` that answers ``request_id``; None when this object cannot answer."""
+        ...
+
+    async def cancel_pending(self, request_ids: list[str]) -> bool:
+        """``cancel_pending_requests()``; False when this object has none."""
+        ...
+
+    def status(self) -> str | None:
+        """The workflow's status, if it has one."""
+        ...
+
+    def committed_state(self) -> Mapping[str, object] | None:
+        """The committed shared state, if the object shares state across runs."""
+        ...
+
+    def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
+        """An item's output tag, status and request ids."""
+        ...
+
+
+def _observe_event(event: WorkflowEvent[Any]) -> tuple[str | None, str | None, list[str]]:
+    if event.type == "output":
+        return str(event.data), None, []
+    if event.type == "status" and event.state is not None:
+        return None, str(event.state.value), []
+    if event.type == "request_info":
+        return None, None, [event.request_id]
+    return None, None, []
+
+
+def _observe_update(update: AgentResponseUpdate) -> tuple[str | None, str | None, list[str]]:
+    requests = [str(content.id) for content in update.contents if content.type == "function_approval_request"]
+    return (update.text or None), None, requests
+
+
+@dataclass
+class _GraphSubject:
+    """A graph ``Workflow``; with ``agent``, driven through its ``WorkflowAgent``."""
+
+    probe: Probe
+    workflow: Workflow
+    agent: WorkflowAgent | None = None
+
+    def start(self, turn: str) -> Stream:
+        tools = [FunctionTool(name=tool_name(run_of(turn)))]
+        if self.agent is not None:
+            return self.agent.run(turn, stream=True, tools=tools)
+        return self.workflow.run(turn, stream=True, tools=tools)
+
+    def answer(self, request_id: str, run: str) -> Stream | None:
+        if self.agent is not None:
+            return None
+        tool = FunctionTool(name=tool_name(run))
+        return self.workflow.run(responses={request_id: run}, stream=True, tools=[tool])
+
+    async def cancel_pending(self, request_ids: list[str]) -> bool:
+        if self.agent is not None:
+            return False
+        await self.workflow.cancel_pending_requests(request_ids or ["nothing-pending"])
+        return True
+
+    def status(self) -> str | None:
+        return str(self.workflow.status.value)
+
+    def committed_state(self) -> Mapping[str, object] | None:
+        return self.workflow._runner.state.export_state()  # pyright: ignore[reportPrivateUsage]
+
+    def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
+        return _observe_event(item) if self.agent is None else _observe_update(item)
+
+
+@dataclass
+class _FunctionalSubject:
+    """A ``FunctionalWorkflow``; with ``agent``, driven through its ``FunctionalWorkflowAgent``."""
+
+    probe: Probe
+    workflow: FunctionalWorkflow
+    agent: FunctionalWorkflowAgent | None = None
+
+    def start(self, turn: str) -> Stream:
+        if self.agent is not None:
+            return self.agent.run(turn, stream=True)
+        return self.workflow.run(turn, stream=True)
+
+    def answer(self, request_id: str, run: str) -> Stream | None:
+        if self.agent is not None:
+            return self.agent.run(responses={request_id: run}, stream=True)
+        return self.workflow.run(responses={request_id: run}, stream=True)
+
+    async def cancel_pending(self, request_ids: list[str]) -> bool:
+        return False
+
+    def status(self) -> str | None:
+        return None
+
+    def committed_state(self) -> Mapping[str, object] | None:
+        return None
+
+    def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
+        return _observe_event(item) if self.agent is None else _observe_update(item)
+
+
+def build_subject(family: str) -> Subject:
+    """A fresh instrumented object of ``family``."""
+    probe = Probe()
+    if family in ("graph", "agent"):
+        graph = graph_workflow(probe)
+        return _GraphSubject(probe, graph, graph.as_agent() if family == "agent" else None)
+    functional = functional_workflow(probe)
+    return _FunctionalSubject(probe, functional, functional.as_agent() if family == "functional-agent" else None)

@@ -1,0 +1,116 @@
+"""The docs site's rendering of data files: the contract in docs/validation/data-formats.md."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from scripts.docs_tables import DataError, render_dataset
+
+SERIES = "0123456789ab"
+STAMP = {"at": "2026-11-29T19:30:00+00:00", "on": "Linux x86_64", "series": SERIES, "command": "python3 run.py -s X"}
+
+
+def _write(directory: Path, name: str, body: object) -> Path:
+    (directory / f"{name}.json").write_text(json.dumps(body))
+    return directory
+
+
+def test_a_missing_file_says_which_session_produces_it(tmp_path: Path) -> None:
+    text = render_dataset("stress", tmp_path, SERIES)
+    assert "Not yet produced" in text
+    assert "python3 run.py -s stress" in text
+
+
+def test_rows_render_with_the_stamp_and_extra_fields_are_ignored(tmp_path: Path) -> None:
+    row = {"base": "1.22.0", "benchmark": "chain", "ratio": 1.0041, "extra": "ignored"}
+    data = _write(tmp_path, "bench", {"produced": STAMP, "rows": [row], "summary": "Worst time ratio 1.004."})
+    text = render_dataset("bench", data, SERIES)
+    assert "Produced **2026-11-29T19:30:00+00:00** on Linux x86_64" in text
+    assert "Worst time ratio 1.004." in text
+    assert "| 1.22.0 | chain | 1.004 |" in text
+    assert "ignored" not in text
+    assert "spread" not in text, "an optional column shows only when a row has it"
+    assert "older series" not in text
+
+
+def test_a_file_from_another_series_is_flagged_as_stale(tmp_path: Path) -> None:
+    data = _write(tmp_path, "stress", {"produced": {**STAMP, "series": "ffffffffffff"}, "rows": []})
+    assert "Produced with an older series" in render_dataset("stress", data, SERIES)
+
+
+def test_stress_lists_each_run_and_how_soon_each_member_was_found(tmp_path: Path) -> None:
+    rows = [
+        {"base": "1.22.0", "variant": "patched", "family": "graph", "schedules": 10000, "violating_schedules": 0},
+        {
+            "base": "1.22.0", "variant": "unpatched", "family": "graph", "schedules": 2000, "violating_schedules": 72,
+            "members_found_after": {"G1 late discard": 919},
+        },
+    ]  # fmt: skip
+    text = render_dataset("stress", _write(tmp_path, "stress", {"produced": STAMP, "rows": rows}), SERIES)
+    assert "| 1.22.0 | patched | graph | 10,000 | 0 |" in text
+    assert "| 1.22.0 | unpatched | graph | G1 late discard | 919 |" in text
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"rows": []}, "'produced' must be an object"),
+        ({"produced": {"at": "now"}, "rows": []}, "has no 'on'"),
+        ({"produced": STAMP}, "'rows' must be a list"),
+        ({"produced": STAMP, "rows": [{"base": "1.22.0", "benchmark": "chain"}]}, "rows[0] has no 'ratio'"),
+    ],
+)
+def test_a_file_without_a_required_key_names_it(tmp_path: Path, body: object, message: str) -> None:
+    with pytest.raises(DataError, match=re.escape(message)):
+        render_dataset("bench", _write(tmp_path, "bench", body), SERIES)
+
+
+def test_redgreen_renders_the_redgreen_sessions_evidence(tmp_path: Path) -> None:
+    test = "tests.workflow.test_x::test_y"
+    proven = {"test": test, "red": {"ok": True, "detail": "lost the write"}, "green": {"ok": True, "detail": "passed"}}
+    unproven = {**proven, "green": {"ok": False, "detail": "AssertionError"}}
+    evidence: dict[str, object] = {
+        "produced_at": "2026-11-29T19:21:41+00:00",
+        "python": "3.11.7",
+        "series_sha256": SERIES + "cdef",
+        "ok": False,
+        "patches": [
+            {"base": "1.22.0", "patch": "0001-a.patch", "tests": [proven, unproven]},
+            {"base": "1.22.0", "patch": "0002-b.patch", "tests": []},
+        ],
+    }
+    text = render_dataset("redgreen", _write(tmp_path, "redgreen", evidence), SERIES)
+    assert "Produced **2026-11-29T19:21:41+00:00** on Python 3.11.7" in text
+    assert "older series" not in text
+    assert "| 1.22.0 | `0001-a.patch` | `test_x::test_y` | lost the write | passed |" in text
+    assert "| `test_x::test_y` | lost the write | **FAIL:** AssertionError |" in text
+    assert "| 1.22.0 | `0002-b.patch` | - | **FAIL:** no test ran | - |" in text
+    assert "Every test failed without its patch" not in text
+
+
+def test_redgreen_without_its_patches_list_names_it(tmp_path: Path) -> None:
+    data = _write(tmp_path, "redgreen", {"produced": STAMP, "rows": []})
+    with pytest.raises(DataError, match="'patches' must be a list"):
+        render_dataset("redgreen", data, SERIES)
+
+
+def test_applicability_is_a_patch_by_target_matrix_with_details_below(tmp_path: Path) -> None:
+    patches = [{"name": "0001-a.patch", "upstream_status": "not forwarded"}]
+    rows = [
+        {"target": "1.22.0", "patch": "0001-a.patch", "outcome": "applied clean", "detail": ""},
+        {"target": "1.23.0", "patch": "0001-a.patch", "outcome": "applied with offset", "detail": "Hunk #1 at 12"},
+    ]
+    data = _write(tmp_path, "applicability", {"produced": STAMP, "patches": patches, "rows": rows})
+    text = render_dataset("applicability", data, SERIES)
+    assert "| patch | upstream status | 1.22.0 | 1.23.0 |" in text
+    assert "| `0001-a.patch` | not forwarded | applied clean | applied with offset |" in text
+    assert "- 1.23.0, `0001-a.patch`: Hunk #1 at 12" in text
+
+
+def test_an_unknown_data_name_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="no renderer"):
+        render_dataset("nonsense", tmp_path, SERIES)
