@@ -1,7 +1,7 @@
 """What the bodies of a workflow's runs saw: which runs were live at once, and the gates that hold them."""
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -27,7 +27,7 @@ class Ledger:
         return self.exited.setdefault(name, asyncio.Event())
 
     @contextmanager
-    def running(self, name: str) -> Iterator[None]:
+    def running(self, name: str) -> Generator[None, None, None]:
         """Mark run ``name``'s body live, noting every run that was live beside it; its entry event is set."""
         if self.live:
             self.overlaps.append((name, frozenset(self.live)))
