@@ -162,6 +162,12 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
         Column("ratio", "patched / unpatched"),
         Column("spread", "spread (±)", required=False),
     ),
+    "validation-timing": flat_table(
+        Column("run", "run"),
+        Column("seconds", "seconds"),
+        Column("goal_seconds", "goal (seconds)"),
+        Column("meets_goal", "meets the goal"),
+    ),
 }
 
 
