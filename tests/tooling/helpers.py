@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -92,6 +93,10 @@ def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
 
 def start_cli(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
     """Start ``python -m scripts`` from this repo with ``env`` added, its output captured."""
+    # A child inherits an ignored SIGINT (pytest run as a background job) but not a handler: give the CLI
+    # the SIGINT a user at a terminal has, which the interrupt tests send it.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     return subprocess.Popen(
         [sys.executable, "-m", "scripts", *args],
         cwd=REPO_ROOT,
