@@ -487,7 +487,7 @@ def stress(session: nox.Session) -> None:
             "--replay-command", replay, "--json", str(scratch), *record, *explorer_args,
             env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0] if "--replay" in explorer_args else [0, 1],
         )  # fmt: skip
-        if scratch.is_file() and any(r["violating_schedules"] for r in json.loads(scratch.read_text())["results"]):
+        if scratch.is_file() and any(r["violating_schedules"] for r in json.loads(scratch.read_text())["rows"]):
             failed.append(version)
     if failed and not options.unpatched:
         session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")
