@@ -474,7 +474,7 @@ def stress(session: nox.Session) -> None:
     """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
     options, explorer_args = _stress_options(session)
     variant = "unpatched" if options.unpatched else "patched"
-    series = "" if options.unpatched else read_series(patches_dir()).digest()[:12]
+    series = "" if options.unpatched else read_series(patches_dir()).short_digest()
     failed: list[str] = []
     for version, base, patched in _patched_bases(session, options.base or ""):
         _install_core(session, base if options.unpatched else patched.path)

@@ -33,7 +33,7 @@ def produced_stamp(command: str) -> dict[str, str]:
         "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "on": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} CPUs",
         "runguard": _runguard_revision(),
-        "series": read_series(patches_dir()).digest()[:12],
+        "series": read_series(patches_dir()).short_digest(),
         "command": command,
     }
 

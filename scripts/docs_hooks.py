@@ -46,7 +46,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     def expand(marker: re.Match[str]) -> str:
         name = marker["name"]
         if marker["kind"] == "data":
-            return render_dataset(name, docs_data_dir(), series.digest()[:12])
+            return render_dataset(name, docs_data_dir(), series.short_digest())
         if name not in numbers:
             raise RunguardError(f"{name} is not in the series")
         return render_entry(summarize(series.directory / name), numbers[name])
