@@ -22,13 +22,13 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from scripts.applicability import applicability as applicability_matrix  # noqa: E402
-from scripts.apply import PatchedCheckout, patched_copy, snapshot_checkout  # noqa: E402
-from scripts.base import materialize_base  # noqa: E402
-from scripts.checkout import CORE_PACKAGE, open_checkout  # noqa: E402
+from scripts.validate.applicability import applicability as applicability_matrix  # noqa: E402
+from scripts.apply.copies import PatchedCheckout, patched_copy, snapshot_checkout  # noqa: E402
+from scripts.sources.base import materialize_base  # noqa: E402
+from scripts.sources.checkout import CORE_PACKAGE, open_checkout  # noqa: E402
 from scripts.cli import prepare_base  # noqa: E402
-from scripts.datafiles import write_data  # noqa: E402
-from scripts.differential import (  # noqa: E402
+from scripts.series.datafiles import write_data  # noqa: E402
+from scripts.validate.differential import (  # noqa: E402
     JunitCase,
     junit_outcomes,
     new_errors,
@@ -36,18 +36,18 @@ from scripts.differential import (  # noqa: E402
     regressed_tests,
     select_upstream_tests,
 )
-from scripts.errors import RunguardError  # noqa: E402
-from scripts.evidence import NOT_RUN, issue_check, new_test_check, ruff_check, wheel_check  # noqa: E402
-from scripts.export import export_series  # noqa: E402
-from scripts.git import git_output  # noqa: E402
-from scripts.locations import patches_dir  # noqa: E402
-from scripts.mermaid import mermaid_bundle  # noqa: E402
-from scripts.metadata import file_changes, read_patch_info  # noqa: E402
-from scripts.prefixes import PatchStep, check_out, clone_prefixes  # noqa: E402
-from scripts.pyright_cache import load_errors, store_errors  # noqa: E402
-from scripts.redgreen import PatchProof, format_proofs, prove_patch, read_report, write_evidence  # noqa: E402
-from scripts.series import read_bases, read_series  # noqa: E402
-from scripts.wheel import add_manifest, local_version, only_wheel, series_manifest, stage_build_tree  # noqa: E402
+from scripts.series.errors import RunguardError  # noqa: E402
+from scripts.ship.evidence import NOT_RUN, issue_check, new_test_check, ruff_check, wheel_check  # noqa: E402
+from scripts.ship.export import export_series  # noqa: E402
+from scripts.series.git import git_output  # noqa: E402
+from scripts.series.locations import patches_dir  # noqa: E402
+from scripts.site.mermaid import mermaid_bundle  # noqa: E402
+from scripts.series.patch import file_changes, read_patch_info  # noqa: E402
+from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes  # noqa: E402
+from scripts.validate.pyright_cache import load_errors, store_errors  # noqa: E402
+from scripts.validate.redgreen import PatchProof, format_proofs, prove_patch, read_report, write_evidence  # noqa: E402
+from scripts.series.listing import read_bases, read_series  # noqa: E402
+from scripts.ship.wheel import add_manifest, local_version, only_wheel, series_manifest, stage_build_tree  # noqa: E402
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
@@ -306,7 +306,7 @@ def docs(session: nox.Session) -> None:
 def browser(session: nox.Session) -> None:
     """Load the site's diagram pages in headless chromium: `-- --screenshots DIR` also saves a picture of each."""
     site, _ = _build_site(session)
-    session.run("python", "-m", "scripts.browser_check", str(site), *session.posargs, env={"PYTHONPATH": str(ROOT)})
+    session.run("python", "-m", "scripts.site.browser_check", str(site), *session.posargs, env={"PYTHONPATH": str(ROOT)})
 
 
 @nox.session(python=False)
@@ -416,7 +416,7 @@ def _redgreen_run(session: nox.Session, root: Path, label: str, tests: list[str]
     with session.chdir(root):
         session.run(
             "pytest", *PYTEST_NO_WRITES, "--tb=short", "--continue-on-collection-errors",
-            "-p", "scripts.pytest_exceptions", f"--junitxml={junit}", *tests,
+            "-p", "scripts.validate.pytest_plugin", f"--junitxml={junit}", *tests,
             env={**NO_BYTECODE, "PYTHONPATH": str(ROOT)}, success_codes=PYTEST_RAN,
         )  # fmt: skip
     return read_report(junit)
@@ -510,4 +510,4 @@ def bench(session: nox.Session) -> None:
 @nox.session(python=False)
 def timing(session: nox.Session) -> None:
     """How long `python3 run.py` takes cold (a fresh clone of HEAD) and warm: docs/data/validation-timing.json."""
-    _report(session, "scripts.timing")
+    _report(session, "scripts.validate.timing")

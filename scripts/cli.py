@@ -7,16 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.apply import PatchedCheckout, apply_to_checkout, default_branch_name, patched_copy
-from scripts.base import materialize_base
-from scripts.checkout import open_checkout
-from scripts.engine import SeriesConflict
-from scripts.errors import RunguardError
-from scripts.interrupts import interruptible
-from scripts.locations import patches_dir
-from scripts.report import format_table
-from scripts.series import read_series
-from scripts.wheel import series_manifest, wheel_manifest
+from scripts.apply.copies import PatchedCheckout, apply_to_checkout, default_branch_name, patched_copy
+from scripts.sources.base import materialize_base
+from scripts.sources.checkout import open_checkout
+from scripts.apply.engine import SeriesConflict
+from scripts.series.errors import RunguardError
+from scripts.apply.signals import interruptible
+from scripts.series.locations import patches_dir
+from scripts.apply.report import format_table
+from scripts.series.listing import read_series
+from scripts.ship.wheel import series_manifest, wheel_manifest
 
 
 def prepare_base(version: str) -> tuple[Path, PatchedCheckout]:

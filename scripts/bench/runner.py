@@ -18,10 +18,10 @@ from typing import Any
 from scripts.bench.measure import Workload, growth, memory_points, ratio_summary, timed_pairs
 from scripts.bench.venvs import FrameworkPair, framework_venvs
 from scripts.cli import prepare_base
-from scripts.datafiles import write_data
-from scripts.errors import RunguardError
-from scripts.locations import patches_dir
-from scripts.series import read_bases
+from scripts.series.datafiles import write_data
+from scripts.series.errors import RunguardError
+from scripts.series.locations import patches_dir
+from scripts.series.listing import read_bases
 
 TIMED = (
     Workload("chain", "graph chain, {size:,} supersteps", 2_000, 200),

@@ -10,9 +10,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.checkout import CORE_PACKAGE
-from scripts.errors import RunguardError
-from scripts.git import git_output
+from scripts.sources.checkout import CORE_PACKAGE
+from scripts.series.errors import RunguardError
+from scripts.series.git import git_output
 
 PACKAGE = "agent-framework-core"
 READY = "ready"

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from scripts.datafiles import produced_stamp
+from scripts.series.datafiles import produced_stamp
 from scripts.explore.invariants import Violation
 from scripts.explore.loop import PerturbingLoop
 from scripts.explore.operations import Op, Session, format_ops, generate

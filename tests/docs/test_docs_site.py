@@ -17,9 +17,9 @@ import pytest
 from mkdocs.utils.meta import get_data
 from mkdocs.utils.yaml import yaml_load  # pyright: ignore[reportUnknownVariableType] (its IO argument)
 
-from scripts.locations import REPO_ROOT, patches_dir
-from scripts.patch_summary import summarize
-from scripts.series import read_series
+from scripts.series.locations import REPO_ROOT, patches_dir
+from scripts.site.guide import summarize
+from scripts.series.listing import read_series
 
 DOCS = REPO_ROOT / "docs"
 # Every known member of the bug class (issues 3 and 4, and those found while hunting): (family, member).

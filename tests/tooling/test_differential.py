@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from scripts.differential import junit_outcomes, new_errors, pyright_errors, regressed_tests, select_upstream_tests
+from scripts.validate.differential import junit_outcomes, new_errors, pyright_errors, regressed_tests, select_upstream_tests
 
 JUNIT = """<testsuites><testsuite>
 <testcase classname="tests.workflow.test_a" name="test_ok"/>

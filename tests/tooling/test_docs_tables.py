@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.docs_tables import DataError, render_dataset
+from scripts.site.tables import DataError, render_dataset
 
 SERIES = "0123456789ab"
 STAMP = {"at": "2026-11-29T19:30:00+00:00", "on": "Linux x86_64", "series": SERIES, "command": "python3 run.py -s X"}

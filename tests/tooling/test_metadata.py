@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.errors import RunguardError
-from scripts.metadata import Detector, read_patch_info
+from scripts.series.errors import RunguardError
+from scripts.series.patch import Detector, read_patch_info
 from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder
 
 TRAILERS = (

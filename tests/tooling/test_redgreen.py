@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from scripts.apply import patched_copy
-from scripts.differential import JunitCase
-from scripts.prefixes import clone_prefixes
-from scripts.redgreen import format_proofs, green_verdict, prove_patch, read_report, red_verdict, write_evidence
-from scripts.series import read_series
+from scripts.apply.copies import patched_copy
+from scripts.validate.differential import JunitCase
+from scripts.validate.prefixes import clone_prefixes
+from scripts.validate.redgreen import format_proofs, green_verdict, prove_patch, read_report, red_verdict, write_evidence
+from scripts.series.listing import read_series
 from tests.tooling.helpers import REPO_ROOT, RUNNER_LINES, TIMEOUT_SECONDS, SeriesBuilder, git
 
 SAMPLE_TESTS = """
@@ -72,7 +72,7 @@ def sample_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, JunitCa
     (root / "tests" / "test_sample.py").write_text(SAMPLE_TESTS)
     (root / "tests" / "test_broken.py").write_text("import no_such_module\n")
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "scripts.pytest_exceptions",
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "scripts.validate.pytest_plugin",
          "--continue-on-collection-errors", "--junitxml=report.xml", "tests"],
         cwd=root, env={"PYTHONPATH": str(REPO_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True,
         check=False, timeout=TIMEOUT_SECONDS,

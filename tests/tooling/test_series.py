@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.errors import RunguardError
-from scripts.series import read_bases, read_series
+from scripts.series.errors import RunguardError
+from scripts.series.listing import read_bases, read_series
 from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder
 
 

@@ -1,0 +1,24 @@
+"""Render per-patch outcomes as a plain-text table."""
+
+from __future__ import annotations
+
+from scripts.apply.engine import Outcome, PatchResult
+
+HEADERS = ("#", "patch", "outcome", "upstream status", "detail")
+
+
+def format_table(target: str, results: list[PatchResult]) -> str:
+    """A table of outcomes for ``target``, or a sentence saying the series is empty."""
+    if not results:
+        return f"{target}: the series is empty; nothing to apply"
+    rows = [HEADERS] + [
+        (str(number), result.name, result.outcome.value, result.upstream_status, result.detail)
+        for number, result in enumerate(results, start=1)
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(HEADERS) - 1)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1] for row in rows
+    ]
+    counts = {outcome: sum(result.outcome is outcome for result in results) for outcome in Outcome}
+    summary = ", ".join(f"{count} {outcome.value}" for outcome, count in counts.items() if count)
+    return "\n".join([f"{target}:", *(line.rstrip() for line in lines), f"summary: {summary}"])

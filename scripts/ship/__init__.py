@@ -1,0 +1,3 @@
+"""Shipping the series: ``wheel`` builds the patched wheel and its manifest; ``export`` writes PR material with
+``prbody`` (upstream's PR template), ``checklist`` and its ``evidence``, and ``rangediff`` against the last export.
+"""

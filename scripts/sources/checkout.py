@@ -1,0 +1,37 @@
+"""Recognize a user's agent-framework checkout without changing anything in it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.series.errors import RunguardError
+from scripts.series.git import run_git
+
+CORE_PACKAGE = Path("python/packages/core")
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A git work tree of microsoft/agent-framework."""
+
+    root: Path
+    git_dir: Path
+    head: str
+
+
+def open_checkout(path: Path) -> Checkout:
+    """Return the checkout containing ``path``, or raise a one-line error saying why it is not one."""
+    if not path.is_dir():
+        raise RunguardError(f"{path} is not a directory")
+    top = run_git("rev-parse", "--show-toplevel", "--git-common-dir", cwd=path, check=False)
+    if top.returncode != 0 or len(top.stdout.split("\n")) < 2:
+        raise RunguardError(f"{path} is not a git repository")
+    root_text, git_dir_text = top.stdout.split("\n")[:2]
+    root = Path(root_text)
+    if not (root / CORE_PACKAGE / "agent_framework").is_dir():
+        raise RunguardError(f"{root} is not an agent-framework checkout (no {CORE_PACKAGE}/agent_framework)")
+    head = run_git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", cwd=root, check=False)
+    if head.returncode != 0:
+        raise RunguardError(f"{root} has no commit checked out")
+    return Checkout(root, (root / git_dir_text).resolve(), head.stdout.strip())
