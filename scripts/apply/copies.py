@@ -10,45 +10,44 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scripts.sources.cache import building, load_record, publish
-from scripts.sources.checkout import CORE_PACKAGE, Checkout
 from scripts.apply.engine import Outcome, PatchResult, apply_series
+from scripts.apply.lock import checkout_lock
+from scripts.apply.report import format_table
+from scripts.apply.signals import interruptible, shielded
 from scripts.series.errors import RunguardError
 from scripts.series.git import git_output, run_git
-from scripts.apply.signals import interruptible, shielded
-from scripts.series.locations import cache_dir
-from scripts.apply.lock import checkout_lock
-from scripts.series.listing import Series
+from scripts.series.listing import Series, current_series
+from scripts.series.locations import CORE_PACKAGE, cache_dir
+from scripts.series.patch import Patch, added_tests
+from scripts.sources.base import materialize_base
+from scripts.sources.cache import building, load_record, publish
+from scripts.sources.checkout import Checkout, clone_at
 
 
 @dataclass(frozen=True)
 class PatchedCheckout:
-    """A repo in the cache holding ``source_commit`` with the series committed on top."""
+    """A repo in the cache holding ``source_commit`` with the patches of ``series`` committed on top."""
 
     path: Path
     source_commit: str
     results: list[PatchResult]
+    series: Series
+
+    def applied(self) -> list[Patch]:
+        """The patches committed on the source (those found already upstream are not)."""
+        skipped = {result.name for result in self.results if result.outcome is Outcome.UPSTREAM}
+        return [patch for patch in self.series.patches if patch.name not in skipped]
 
     def added_tests(self) -> list[str]:
-        """Test files the series adds under the core package's ``tests/``, relative to the core package."""
-        return added_tests(self.path, self.source_commit, "HEAD")
+        """The tests the applied patches add, as pytest ids relative to the core package."""
+        return added_tests(self.applied())
 
     def touched_python_files(self) -> list[str]:
         """Python files the series adds or modifies, relative to the repo root."""
-        changed = changed_files(self.path, self.source_commit, "HEAD", "AM", CORE_PACKAGE)
-        return [name for name in changed if name.endswith(".py")]
-
-
-def changed_files(repo: Path, old: str, new: str, diff_filter: str, under: Path) -> list[str]:
-    """Repo-relative paths under ``under`` changed from ``old`` to ``new``, selected by ``git diff --diff-filter``."""
-    names = git_output("diff", "--name-only", f"--diff-filter={diff_filter}", old, new, "--", str(under), cwd=repo)
-    return names.splitlines()
-
-
-def added_tests(repo: Path, old: str, new: str) -> list[str]:
-    """Test files added from ``old`` to ``new`` under the core package's ``tests/``, relative to the core package."""
-    added = changed_files(repo, old, new, "A", CORE_PACKAGE / "tests")
-    return [str(Path(name).relative_to(CORE_PACKAGE)) for name in added if Path(name).name.startswith("test_")]
+        names = git_output(
+            "diff", "--name-only", "--diff-filter=AM", self.source_commit, "HEAD", "--", str(CORE_PACKAGE), cwd=self.path
+        )
+        return [name for name in names.splitlines() if name.endswith(".py")]
 
 
 def _to_record(results: list[PatchResult]) -> list[dict[str, Any]]:
@@ -57,22 +56,6 @@ def _to_record(results: list[PatchResult]) -> list[dict[str, Any]]:
 
 def _from_record(items: list[dict[str, Any]]) -> list[PatchResult]:
     return [PatchResult(**{**item, "outcome": Outcome(item["outcome"])}) for item in items]
-
-
-def clone_at(source: Path, commit: str, scratch: Path) -> None:
-    """Clone ``source`` into ``scratch`` (which must not exist or be empty) with ``commit`` checked out, detached."""
-    run_git("clone", "--quiet", "--no-checkout", str(source), str(scratch), cwd=scratch.parent)
-    run_git("checkout", "--quiet", "--detach", commit, cwd=scratch)
-
-
-def snapshot_checkout(checkout: Checkout) -> Path:
-    """A cached clone of the checkout's HEAD commit (the user's uncommitted changes are not part of it)."""
-    destination = cache_dir() / "checkouts" / checkout.head
-    if load_record(destination) is None:
-        with building(destination) as scratch:
-            clone_at(checkout.root, checkout.head, scratch)
-            publish(scratch, destination, {"source": str(checkout.root)})
-    return destination
 
 
 def patched_copy(source: Path, label: str, series: Series) -> PatchedCheckout:
@@ -86,7 +69,15 @@ def patched_copy(source: Path, label: str, series: Series) -> PatchedCheckout:
             clone_at(source, commit, scratch)
             results = apply_series(scratch, series)
             record = publish(scratch, destination, {"source_commit": commit, "results": _to_record(results)})
-    return PatchedCheckout(destination, commit, _from_record(record["results"]))
+    return PatchedCheckout(destination, commit, _from_record(record["results"]), series)
+
+
+def prepare_base(version: str) -> tuple[Path, PatchedCheckout]:
+    """Materialize base ``version`` and the cached copy with the series applied; print the outcome table."""
+    base = materialize_base(version)
+    patched = patched_copy(base, version, current_series())
+    print(format_table(f"agent-framework-core {version}", patched.results))  # noqa: T201 (the apply report)
+    return base, patched
 
 
 def default_branch_name(series: Series) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scripts.series.git import git_output, run_git
-from scripts.series.patch import PatchInfo, file_changes
+from scripts.series.patch import Patch
 
 HISTORY_DEPTH = "2000"
 
@@ -16,9 +16,9 @@ def patch_id(patch_text: str, worktree: Path) -> str:
     return output.split(" ", 1)[0]
 
 
-def _commit_with_same_patch_id(worktree: Path, info: PatchInfo) -> str | None:
-    wanted = patch_id(info.path.read_text(), worktree)
-    paths = [change.path for change in file_changes(info.path)]
+def _commit_with_same_patch_id(worktree: Path, patch: Patch) -> str | None:
+    wanted = patch_id(patch.path.read_text(), worktree)
+    paths = [change.path for change in patch.changes]
     if not wanted or not paths:
         return None
     history = git_output(
@@ -32,14 +32,14 @@ def _commit_with_same_patch_id(worktree: Path, info: PatchInfo) -> str | None:
     return None
 
 
-def upstream_evidence(worktree: Path, info: PatchInfo) -> str | None:
-    """Why ``worktree`` already has the change of ``info``, or None when it does not."""
-    if run_git("apply", "--check", "--reverse", str(info.path), cwd=worktree, check=False).returncode == 0:
+def upstream_evidence(worktree: Path, patch: Patch) -> str | None:
+    """Why ``worktree`` already has the change of ``patch``, or None when it does not."""
+    if run_git("apply", "--check", "--reverse", str(patch.path), cwd=worktree, check=False).returncode == 0:
         return "the patch reverse-applies cleanly"
-    commit = _commit_with_same_patch_id(worktree, info)
+    commit = _commit_with_same_patch_id(worktree, patch)
     if commit:
         return f"commit {commit[:12]} has the same patch id"
-    for detector in info.detectors:
+    for detector in patch.detectors:
         target = worktree / detector.path
         if target.is_file() and detector.text in target.read_text(errors="replace"):
             return f"{detector.path} contains {detector.text!r} (Upstream-Detect)"

@@ -10,8 +10,8 @@ from pathlib import Path
 from scripts.apply.detection import upstream_evidence
 from scripts.series.errors import RunguardError
 from scripts.series.git import run_git
-from scripts.series.patch import PatchInfo, read_patch_info
 from scripts.series.listing import Series
+from scripts.series.patch import Patch
 
 FAILED_AT = re.compile(r"error: patch failed: (?P<path>.+):(?P<line>\d+)$", re.MULTILINE)
 
@@ -48,31 +48,30 @@ class SeriesConflict(RunguardError):
 
 def apply_series(worktree: Path, series: Series) -> list[PatchResult]:
     """Commit every patch of ``series`` onto ``worktree``'s HEAD; raise SeriesConflict at the first conflict."""
-    infos = [read_patch_info(patch) for patch in series.patches]
     results: list[PatchResult] = []
-    for info in infos:
-        results.append(_apply_one(worktree, info))
+    for patch in series.patches:
+        results.append(_apply_one(worktree, patch))
         if results[-1].outcome is Outcome.CONFLICT:
-            raise SeriesConflict(f"{info.path.name} does not apply: {results[-1].detail}", results)
+            raise SeriesConflict(f"{patch.name} does not apply: {results[-1].detail}", results)
     return results
 
 
-def _apply_one(worktree: Path, info: PatchInfo) -> PatchResult:
+def _apply_one(worktree: Path, patch: Patch) -> PatchResult:
     def result(outcome: Outcome, detail: str = "") -> PatchResult:
-        return PatchResult(info.path.name, info.subject, info.upstream_status, outcome, detail)
+        return PatchResult(patch.name, patch.subject, patch.upstream_status, outcome, detail)
 
-    evidence = upstream_evidence(worktree, info)
+    evidence = upstream_evidence(worktree, patch)
     if evidence:
         return result(Outcome.UPSTREAM, f"{evidence}; skipped, consider dropping it from the series")
-    check = run_git("apply", "--check", "--verbose", str(info.path), cwd=worktree, check=False)
+    check = run_git("apply", "--check", "--verbose", str(patch.path), cwd=worktree, check=False)
     am = run_git(
-        "am", "--3way", "--quiet", "--committer-date-is-author-date", str(info.path), cwd=worktree, check=False
+        "am", "--3way", "--quiet", "--committer-date-is-author-date", str(patch.path), cwd=worktree, check=False
     )
     if am.returncode != 0:
         run_git("am", "--abort", cwd=worktree, check=False)
-        return result(Outcome.CONFLICT, _failed_hunk(info.path, check.stderr + am.stderr + am.stdout))
+        return result(Outcome.CONFLICT, _failed_hunk(patch.path, check.stderr + am.stderr + am.stdout))
     if check.returncode != 0:
-        return result(Outcome.THREE_WAY, _failed_hunk(info.path, check.stderr))
+        return result(Outcome.THREE_WAY, _failed_hunk(patch.path, check.stderr))
     if re.search(r"\b(offset|fuzz)\b", check.stderr):
         return result(Outcome.OFFSET, "; ".join(re.findall(r"Hunk #\d+ succeeded at .*", check.stderr)))
     return result(Outcome.CLEAN)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scripts.apply.engine import Outcome, PatchResult
+from scripts.series.common import aligned_table
 
 HEADERS = ("#", "patch", "outcome", "upstream status", "detail")
 
@@ -15,10 +16,6 @@ def format_table(target: str, results: list[PatchResult]) -> str:
         (str(number), result.name, result.outcome.value, result.upstream_status, result.detail)
         for number, result in enumerate(results, start=1)
     ]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(HEADERS) - 1)]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1] for row in rows
-    ]
     counts = {outcome: sum(result.outcome is outcome for result in results) for outcome in Outcome}
     summary = ", ".join(f"{count} {outcome.value}" for outcome, count in counts.items() if count)
-    return "\n".join([f"{target}:", *(line.rstrip() for line in lines), f"summary: {summary}"])
+    return "\n".join([f"{target}:", *aligned_table(rows), f"summary: {summary}"])

@@ -14,8 +14,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from scripts.series.git import run_git
-from scripts.series.locations import REPO_ROOT, docs_data_dir, patches_dir
-from scripts.series.listing import read_series
+from scripts.series.listing import current_series
+from scripts.series.locations import REPO_ROOT, docs_data_dir
 
 
 def _runguard_revision() -> str:
@@ -33,7 +33,7 @@ def produced_stamp(command: str) -> dict[str, str]:
         "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "on": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} CPUs",
         "runguard": _runguard_revision(),
-        "series": read_series(patches_dir()).short_digest(),
+        "series": current_series().short_digest(),
         "command": command,
     }
 

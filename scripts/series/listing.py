@@ -7,25 +7,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.series.errors import RunguardError
+from scripts.series.locations import patches_dir
+from scripts.series.patch import Patch, read_patch
 
 
 @dataclass(frozen=True)
 class Series:
-    """The patch files of a series, in apply order."""
+    """The patches of a series, in apply order, each parsed once."""
 
     directory: Path
-    patches: tuple[Path, ...]
+    patches: tuple[Patch, ...]
 
     def digest(self) -> str:
         """A hash of the patch names and contents: it changes exactly when the series does."""
         sha = hashlib.sha256()
         for patch in self.patches:
-            sha.update(patch.name.encode() + b"\0" + patch.read_bytes() + b"\0")
+            sha.update(patch.name.encode() + b"\0" + patch.path.read_bytes() + b"\0")
         return sha.hexdigest()
 
     def short_digest(self) -> str:
         """The first 12 hex digits of :meth:`digest`, as branch names and wheel versions show it."""
         return self.digest()[:12]
+
+    def get(self, name: str) -> Patch | None:
+        """The patch named ``name`` (its file name), or None."""
+        return next((patch for patch in self.patches if patch.name == name), None)
 
 
 def read_list(path: Path) -> list[str]:
@@ -46,15 +52,24 @@ def read_list(path: Path) -> list[str]:
 
 
 def read_series(directory: Path) -> Series:
-    """Read ``directory/series`` and check it against the ``*.patch`` files present."""
+    """Read ``directory/series``, check it against the ``*.patch`` files present and parse every patch."""
     names = read_list(directory / "series")
     missing = [name for name in names if not (directory / name).is_file()]
-    if missing:
-        raise RunguardError(f"series lists {missing[0]}, which does not exist in {directory}")
     unlisted = sorted(p.name for p in directory.glob("*.patch") if p.name not in names)
+    problems = [f"series lists {', '.join(missing)}, which {_do(missing)} not exist in {directory}"] if missing else []
     if unlisted:
-        raise RunguardError(f"{unlisted[0]} is in {directory} but not listed in the series")
-    return Series(directory, tuple(directory / name for name in names))
+        problems.append(f"{', '.join(unlisted)} {_be(unlisted)} in {directory} but not listed in the series")
+    if problems:
+        raise RunguardError("; ".join(problems))
+    return Series(directory, tuple(read_patch(directory / name) for name in names))
+
+
+def _do(names: list[str]) -> str:
+    return "does" if len(names) == 1 else "do"
+
+
+def _be(names: list[str]) -> str:
+    return "is" if len(names) == 1 else "are"
 
 
 def read_bases(directory: Path) -> list[str]:
@@ -63,3 +78,13 @@ def read_bases(directory: Path) -> list[str]:
     if not bases:
         raise RunguardError(f"{directory / 'bases'} lists no base version")
     return bases
+
+
+def current_series() -> Series:
+    """The series in the patches directory (``RUNGUARD_PATCHES``, else ``patches/``)."""
+    return read_series(patches_dir())
+
+
+def current_bases(base: str | None = None) -> list[str]:
+    """``[base]`` when one is given, else every base listed in the patches directory."""
+    return [base] if base else read_bases(patches_dir())

@@ -1,4 +1,5 @@
-"""Where the series, the bases file and the cache live; each can be moved with an environment variable."""
+"""Where the series, the bases file and the cache live (each can be moved with an environment variable), and
+where upstream keeps the core package."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+CORE_PACKAGE = Path("python/packages/core")  # agent-framework-core in upstream's repo
 
 
 def patches_dir() -> Path:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from scripts.ship.checklist import Check, Item
-from scripts.sources.checkout import CORE_PACKAGE
-from scripts.series.patch import FileChange, PatchInfo
 from scripts.series.listing import Series
+from scripts.series.patch import Patch
+from scripts.ship.checklist import Check, Item
 from scripts.ship.wheel import local_version, series_manifest, wheel_manifest
+from scripts.validate.junit import selects
 
 NOT_RUN = [
     Check(
@@ -27,19 +27,12 @@ NOT_RUN = [
 ]
 
 
-def test_module(change: FileChange) -> str:
-    """The junit class-name prefix of a test file the patch adds, as pytest reports it from the core package."""
-    return str(Path(change.path).relative_to(CORE_PACKAGE).with_suffix("")).replace("/", ".")
-
-
-def new_test_check(version: str, changes: list[FileChange], outcomes: dict[str, str]) -> Check:
+def new_test_check(version: str, patch: Patch, outcomes: dict[str, str]) -> Check:
     """Whether the tests the patch adds passed on ``version`` (with the series applied)."""
-    modules = [
-        test_module(change) for change in changes if change.created and Path(change.path).name.startswith("test_")
-    ]
-    if not modules:
-        return Check(Item.UNIT_TESTS, "the patch adds no test file", None)
-    mine = {test: outcome for test, outcome in outcomes.items() if test.split("::")[0] in modules}
+    added = patch.added_tests
+    if not added:
+        return Check(Item.UNIT_TESTS, "the patch adds no test", None)
+    mine = {test: outcome for test, outcome in outcomes.items() if any(selects(one, test) for one in added)}
     failed = sorted(test for test, outcome in mine.items() if outcome in {"failed", "error"})
     if not mine or failed:
         detail = ", ".join(failed) if failed else "none of them ran"
@@ -49,9 +42,9 @@ def new_test_check(version: str, changes: list[FileChange], outcomes: dict[str, 
     )
 
 
-def ruff_check(ruff: Path, patched_repo: Path, version: str, changes: list[FileChange]) -> Check:
+def ruff_check(ruff: Path, patched_repo: Path, version: str, patch: Patch) -> Check:
     """``ruff check`` and ``ruff format --check`` with upstream's settings on the Python files the patch changes."""
-    files = [change.path for change in changes if change.path.endswith(".py")]
+    files = [change.path for change in patch.changes if change.path.endswith(".py")]
     if not files:
         return Check(Item.BUILDS_CLEAN, f"ruff on {version}: the patch changes no Python file", True)
     commands = (["check", "--no-cache", "--quiet"], ["format", "--no-cache", "--check", "--quiet"])
@@ -72,9 +65,9 @@ def wheel_check(dist: Path, version: str, series: Series) -> Check:
     return Check(Item.BUILDS_CLEAN, text, None)
 
 
-def issue_check(info: PatchInfo) -> Check:
+def issue_check(patch: Patch) -> Check:
     """Whether the patch names the issue it fixes in a ``Fixes:`` trailer."""
-    fixes = info.values("Fixes")
+    fixes = patch.values("Fixes")
     if fixes:
         return Check(Item.LINKED_ISSUE, f"linked by the patch's Fixes: trailer: {', '.join(fixes)}", True)
     return Check(Item.LINKED_ISSUE, "the patch has no Fixes: trailer", False)

@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 from scripts.series.git import git_output, run_git
-from scripts.series.patch import read_patch_info
 from scripts.series.listing import Series, read_series
+from scripts.series.patch import Patch
 
 RECORD_DIR = ".series"
 STATE = "state.json"
@@ -33,7 +33,7 @@ def record_export(export_dir: Path, series: Series, previous: Series | None) -> 
         copy.mkdir(parents=True)
         shutil.copy2(series.directory / "series", copy / "series")
         for patch in series.patches:
-            shutil.copy2(patch, copy / patch.name)
+            shutil.copy2(patch.path, copy / patch.name)
     state = {"latest": series.digest(), "previous": previous.digest() if previous else None}
     (export_dir / RECORD_DIR / STATE).write_text(json.dumps(state, indent=2) + "\n")
 
@@ -46,7 +46,7 @@ def _state(export_dir: Path) -> dict[str, str | None]:
 def _apply_on_branch(repo: Path, branch: str, series: Series) -> list[str] | None:
     """Commit ``series`` on a new branch from the base commit; its commits in order, or None if it does not apply."""
     run_git("checkout", "--quiet", "-b", branch, "base", cwd=repo)
-    patches = [str(patch.resolve()) for patch in series.patches]
+    patches = [str(patch.path.resolve()) for patch in series.patches]
     if patches and run_git("am", "--3way", "--quiet", *patches, cwd=repo, check=False).returncode != 0:
         run_git("am", "--abort", cwd=repo, check=False)
         return None
@@ -59,11 +59,11 @@ def range_diffs(base_repo: Path, old: Series, new: Series) -> dict[str, str]:
     Both series are applied with ``git am`` on throwaway branches of a clone of ``base_repo``.
     """
     old_by_name = {patch.name: patch for patch in old.patches}
-    old_by_subject = {read_patch_info(patch).subject: patch for patch in old.patches}
-    pairs: dict[str, Path] = {}
+    old_by_subject = {patch.subject: patch for patch in old.patches}
+    pairs: dict[str, Patch] = {}
     for patch in new.patches:
-        match = old_by_name.get(patch.name) or old_by_subject.get(read_patch_info(patch).subject)
-        if match is not None and match.read_bytes() != patch.read_bytes():
+        match = old_by_name.get(patch.name) or old_by_subject.get(patch.subject)
+        if match is not None and match.path.read_bytes() != patch.path.read_bytes():
             pairs[patch.name] = match
     if not pairs:
         return {}

@@ -13,10 +13,8 @@ import zipfile
 from pathlib import Path
 from typing import Any, cast
 
-from scripts.sources.checkout import CORE_PACKAGE
+from scripts.series.locations import CORE_PACKAGE
 from scripts.series.errors import RunguardError
-from scripts.series.patch import read_patch_info
-from scripts.sources.pypi import sha256_of
 from scripts.series.listing import Series
 
 MANIFEST_NAME = "runguard-series.json"
@@ -35,7 +33,7 @@ def series_manifest(base: str, series: Series) -> dict[str, Any]:
         "version": local_version(base, series),
         "series_hash": series.digest(),
         "patches": [
-            {"name": patch.name, "sha256": sha256_of(patch), "upstream_status": read_patch_info(patch).upstream_status}
+            {"name": patch.name, "sha256": patch.sha256(), "upstream_status": patch.upstream_status}
             for patch in series.patches
         ],
     }

@@ -15,6 +15,8 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
+from scripts.series.errors import RunguardError, entry_point
+
 DIAGRAM_CLASS = "runguard-diagram"
 CHROMIUM_FLAGS = (
     "--headless",
@@ -53,7 +55,7 @@ class _RenderedDiagrams(HTMLParser):
 def _chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        sys.exit("browser_check: chromium not found; install it with `apt-get update && apt-get install -y chromium`")
+        raise RunguardError("chromium not found; install it with `apt-get update && apt-get install -y chromium`")
     return found
 
 
@@ -76,6 +78,7 @@ def check_page(chromium: str, page: Path, screenshot: Path | None) -> str:
     return ""
 
 
+@entry_point
 def main(argv: list[str] | None = None) -> int:
     """Check every page of the site that has a diagram; non-zero exit when one did not render."""
     parser = argparse.ArgumentParser(prog="python -m scripts.site.browser_check", description=__doc__)

@@ -18,11 +18,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from scripts.site.tables import render_dataset
 from scripts.series.errors import RunguardError
-from scripts.series.locations import docs_data_dir, patches_dir
-from scripts.site.guide import render_entry, summarize
-from scripts.series.listing import read_series
+from scripts.series.listing import current_series
+from scripts.series.locations import docs_data_dir
+from scripts.site.guide import render_entry
+from scripts.site.tables import render_dataset
 
 MARKER = re.compile(r"^<!-- (?P<kind>data|patch): (?P<name>\S+) -->$", re.MULTILINE)
 MERMAID_ENV = "RUNGUARD_MERMAID_JS"
@@ -39,19 +39,26 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Replace the data and patch markers of a page."""
-    series = read_series(patches_dir())
-    numbers = {patch.name: number for number, patch in enumerate(series.patches, start=1)}
+    """Replace the data and patch markers of a page (the series is read only for a page that has some)."""
+    if not MARKER.search(markdown):
+        return markdown
+    try:
+        return _expand_markers(markdown)
+    except RunguardError as error:
+        raise PluginError(f"{page.file.src_uri}: {error}") from error
+
+
+def _expand_markers(markdown: str) -> str:
+    series = current_series()
+    numbered = {patch.name: (number, patch) for number, patch in enumerate(series.patches, start=1)}
 
     def expand(marker: re.Match[str]) -> str:
         name = marker["name"]
         if marker["kind"] == "data":
             return render_dataset(name, docs_data_dir(), series.short_digest())
-        if name not in numbers:
+        if name not in numbered:
             raise RunguardError(f"{name} is not in the series")
-        return render_entry(summarize(series.directory / name), numbers[name])
+        number, patch = numbered[name]
+        return render_entry(patch, number)
 
-    try:
-        return MARKER.sub(expand, markdown)
-    except RunguardError as error:
-        raise PluginError(f"{page.file.src_uri}: {error}") from error
+    return MARKER.sub(expand, markdown)

@@ -7,12 +7,12 @@ named here are ignored, so producers may add fields freely.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from scripts.series.common import markdown_table, short_test_name
 from scripts.series.errors import RunguardError
 
 Row = Mapping[str, Any]
@@ -43,11 +43,6 @@ def _cell(value: object) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(headers) + " |", "|" + " --- |" * len(headers)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
-
-
 def _rows(data: Mapping[str, Any], name: str) -> list[Row]:
     return _objects(data, "rows", f"{name}.json")
 
@@ -67,7 +62,7 @@ def flat_table(*columns: Column) -> Callable[[Mapping[str, Any], str], list[str]
             _require(row, [column.key for column in columns if column.required], f"{name}.json rows[{number}]")
         shown = [column for column in columns if column.required or any(column.key in row for row in rows)]
         body = [[_cell(row.get(column.key)) for column in shown] for row in rows]
-        return _table([column.header for column in shown], body)
+        return markdown_table([column.header for column in shown], body)
 
     return render
 
@@ -91,7 +86,7 @@ def applicability_matrix(data: Mapping[str, Any], name: str) -> list[str]:
         for patch in patches
     ]
     notes = [f"- {row['target']}, `{row['patch']}`: {_cell(row['detail'])}" for row in rows if row.get("detail")]
-    return _table(["patch", "upstream status", *targets], body) + (["", *notes] if notes else [])
+    return markdown_table(["patch", "upstream status", *targets], body) + (["", *notes] if notes else [])
 
 
 def _objects(data: Mapping[str, Any], key: str, where: str) -> list[Row]:
@@ -107,12 +102,6 @@ def _verdict(verdict: object) -> str:
     return ("" if outcome.get("ok") else "**FAIL:** ") + _cell(outcome.get("detail", verdict))
 
 
-def _short_test(test: str) -> str:
-    """``tests.workflow.test_x::test_y`` or ``tests/workflow/test_x.py::test_y`` as ``test_x::test_y``."""
-    module, _, function = test.partition("::")
-    return f"{re.split(r'[./]', module.removesuffix('.py'))[-1]}::{function}"
-
-
 def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
     """One row per base, patch and test, as the redgreen session writes them (tests nested in ``patches``)."""
     body: list[list[str]] = []
@@ -124,9 +113,9 @@ def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
         body += [] if tests else [[*first, "-", "**FAIL:** no test ran", "-"]]
         for index, test in enumerate(tests):
             _require(test, ["test", "red", "green"], f"{where}.tests[{index}]")
-            body.append([*first, f"`{_short_test(str(test['test']))}`", _verdict(test["red"]), _verdict(test["green"])])
+            body.append([*first, f"`{short_test_name(str(test['test']))}`", _verdict(test["red"]), _verdict(test["green"])])
     summary = ["**Every test failed without its patch and passed with it.**", ""] if data.get("ok") is True else []
-    return summary + _table(["base", "patch", "test", "without the patch (red)", "with the patch (green)"], body)
+    return summary + markdown_table(["base", "patch", "test", "without the patch (red)", "with the patch (green)"], body)
 
 
 _stress_runs = flat_table(
@@ -149,7 +138,7 @@ def stress_tables(data: Mapping[str, Any], name: str) -> list[str]:
         for member, schedules in sorted(cast("Row", row.get("members_found_after", {})).items())
     ]
     headers = ["base", "series", "scenario family", "member", "found after (schedules)"]
-    return _stress_runs(data, name) + (["", *_table(headers, found)] if found else [])
+    return _stress_runs(data, name) + (["", *markdown_table(headers, found)] if found else [])
 
 
 RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
@@ -171,11 +160,16 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
 }
 
 
+# The session that writes a data file, where its name differs from the file's.
+SESSION_OF = {"validation-timing": "timing"}
+
+
+def _session(name: str) -> str:
+    return SESSION_OF.get(name, name)
+
+
 def _produced(data: Mapping[str, Any], name: str) -> Row:
-    """The ``produced`` stamp, or the same facts from top-level ``produced_at``, ``python``, ``series_sha256``."""
-    if "produced" not in data and "produced_at" in data:
-        facts = {"at": data["produced_at"], "on": f"Python {data.get('python', 'unknown')}"}
-        return facts | ({"series": str(data["series_sha256"])[:12]} if "series_sha256" in data else {})
+    """The ``produced`` stamp every data file carries."""
     produced = data.get("produced")
     if not isinstance(produced, dict):
         raise DataError(f"{name}.json: 'produced' must be an object")
@@ -193,7 +187,7 @@ def _stamp(stamp: Row, name: str, series: str) -> list[str]:
         lines += [
             "",
             '!!! warning "Produced with an older series"',
-            f"    The series is now `{series}`. Run `python3 run.py -s {name}` again to refresh these results.",
+            f"    The series is now `{series}`. Run `python3 run.py -s {_session(name)}` again to refresh these results.",
         ]
     return lines
 
@@ -206,7 +200,7 @@ def render_dataset(name: str, data_dir: Path, series: str) -> str:
     if not path.is_file():
         return "\n".join([
             '!!! note "Not yet produced"',
-            f"    `docs/data/{name}.json` does not exist yet. Run `python3 run.py -s {name}` to produce it;",
+            f"    `docs/data/{name}.json` does not exist yet. Run `python3 run.py -s {_session(name)}` to produce it;",
             "    the site renders it at its next build.",
         ])  # fmt: skip
     try:

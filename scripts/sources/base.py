@@ -8,11 +8,12 @@ import tarfile
 from pathlib import Path
 
 from scripts.sources.cache import building, load_record, publish
-from scripts.sources.checkout import CORE_PACKAGE
+from scripts.series.locations import CORE_PACKAGE
+from scripts.series.common import sha256_of
 from scripts.series.errors import RunguardError
 from scripts.series.git import run_git
 from scripts.series.locations import cache_dir
-from scripts.sources.pypi import fetch_sdist, sha256_of
+from scripts.sources.pypi import fetch_sdist
 
 ROOT_SETTINGS = Path(__file__).with_name("upstream_root_pyproject.toml")
 SDIST_MEMBERS = ("pyproject.toml", "README.md", "LICENSE", "agent_framework")

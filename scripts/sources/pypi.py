@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -11,17 +10,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any, cast
 
+from scripts.series.common import sha256_of
 from scripts.series.errors import RunguardError
 from scripts.series.locations import cache_dir, package_index_url
 
 PROJECT = "agent-framework-core"
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 TIMEOUT_SECONDS = 60
-
-
-def sha256_of(path: Path) -> str:
-    """The hex sha256 of a file's bytes."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def sdist_filename(version: str) -> str:

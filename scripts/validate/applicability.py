@@ -7,9 +7,10 @@ from pathlib import Path
 
 from scripts.apply.copies import patched_copy
 from scripts.apply.engine import PatchResult, SeriesConflict
-from scripts.series.locations import patches_dir
-from scripts.series.patch import read_patch_info
-from scripts.series.listing import Series, read_series
+from scripts.series.datafiles import write_data
+from scripts.series.listing import Series, current_bases, current_series
+from scripts.sources.base import materialize_base
+from scripts.sources.checkout import open_checkout, snapshot_checkout
 
 NOT_REACHED = "not reached"
 
@@ -24,20 +25,29 @@ def _results(label: str, source: Path, series: Series) -> list[PatchResult]:
 
 def applicability(targets: Sequence[tuple[str, Path]]) -> dict[str, object]:
     """The body of ``applicability.json`` for ``(label, source repo)`` targets: the patches and one row per cell."""
-    series = read_series(patches_dir())
-    infos = [read_patch_info(patch) for patch in series.patches]
+    series = current_series()
     rows: list[dict[str, str]] = []
     for label, source in targets:
         outcomes = {result.name: result for result in _results(label, source, series)}
-        for info in infos:
-            result = outcomes.get(info.path.name)
+        for patch in series.patches:
+            result = outcomes.get(patch.name)
             rows.append({
                 "target": label,
-                "patch": info.path.name,
+                "patch": patch.name,
                 "outcome": result.outcome.value if result else NOT_REACHED,
                 "detail": result.detail if result else "an earlier patch conflicts",
             })  # fmt: skip
     patches = [
-        {"name": info.path.name, "subject": info.subject, "upstream_status": info.upstream_status} for info in infos
+        {"name": patch.name, "subject": patch.subject, "upstream_status": patch.upstream_status}
+        for patch in series.patches
     ]
     return {"patches": patches, "rows": rows}
+
+
+def write_applicability(base: str | None, checkout: str | None, command: str) -> Path:
+    """Write ``docs/data/applicability.json`` for the selected bases (and a checkout); return its path."""
+    targets = [(version, materialize_base(version)) for version in current_bases(base)]
+    if checkout:
+        opened = open_checkout(Path(checkout))
+        targets.append((opened.label, snapshot_checkout(opened)))
+    return write_data("applicability", command, applicability(targets))

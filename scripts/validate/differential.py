@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
-from xml.etree import ElementTree
 
 UPSTREAM_TEST_NAMES = re.compile(r"agent|stream", re.IGNORECASE)
 
@@ -24,32 +22,6 @@ def select_upstream_tests(core: Path) -> list[str]:
         if UPSTREAM_TEST_NAMES.search(test_file.name) or "ResponseStream" in test_file.read_text(errors="replace"):
             chosen.append(str(test_file.relative_to(core)))
     return chosen
-
-
-@dataclass(frozen=True)
-class JunitCase:
-    """One test case of a junit report: its outcome, the outcome element's message and the test's properties."""
-
-    outcome: str
-    message: str
-    properties: dict[str, str]
-
-
-def junit_cases(junit_xml: Path) -> dict[str, JunitCase]:
-    """Map ``module.Class::test`` to its case (outcome passed, failed, error or skipped) in a pytest junit report."""
-    cases: dict[str, JunitCase] = {}
-    for case in ElementTree.parse(junit_xml).iter("testcase"):  # noqa: S314 (pytest's own report)
-        found = next((case.find(kind) for kind in ("error", "failure", "skipped") if case.find(kind) is not None), None)
-        outcome = "passed" if found is None else found.tag.replace("failure", "failed")
-        message = "" if found is None else found.get("message", "")
-        properties = {item.get("name", ""): item.get("value", "") for item in case.iter("property")}
-        cases[f"{case.get('classname')}::{case.get('name')}"] = JunitCase(outcome, message, properties)
-    return cases
-
-
-def junit_outcomes(junit_xml: Path) -> dict[str, str]:
-    """Map ``module.Class::test`` to passed, failed, error or skipped from a pytest junit XML report."""
-    return {test: case.outcome for test, case in junit_cases(junit_xml).items()}
 
 
 def regressed_tests(before: dict[str, str], after: dict[str, str]) -> list[str]:

@@ -6,8 +6,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.apply.copies import PatchedCheckout, added_tests, clone_at
-from scripts.apply.engine import Outcome
+from scripts.apply.copies import PatchedCheckout
+from scripts.series.patch import added_tests
+from scripts.sources.checkout import clone_at
 from scripts.series.errors import RunguardError
 from scripts.series.git import git_output, run_git
 
@@ -31,13 +32,13 @@ def clone_prefixes(patched: PatchedCheckout, destination: Path) -> list[PatchSte
     destination.parent.mkdir(parents=True, exist_ok=True)
     clone_at(patched.path, "HEAD", destination)
     commits = git_output("rev-list", "--reverse", f"{patched.source_commit}..HEAD", cwd=destination).split()
-    applied = [result.name for result in patched.results if result.outcome is not Outcome.UPSTREAM]
+    applied = patched.applied()
     if len(commits) != len(applied):
         raise RunguardError(f"{patched.path} has {len(commits)} commits on its base for {len(applied)} applied patches")
     parents = [patched.source_commit, *commits[:-1]]
     return [
-        PatchStep(name, parent, commit, added_tests(destination, parent, commit))
-        for name, parent, commit in zip(applied, parents, commits, strict=True)
+        PatchStep(patch.name, parent, commit, added_tests([patch]))
+        for patch, parent, commit in zip(applied, parents, commits, strict=True)
     ]
 
 

@@ -11,7 +11,7 @@ from collections.abc import Generator
 
 import pytest
 
-from scripts.validate.redgreen import EXCEPTION, EXCEPTION_MESSAGE
+from scripts.validate.junit import EXCEPTION, EXCEPTION_MESSAGE
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,22 +1,19 @@
 """Judge each patch's tests: red on the prefix without the patch, by an assertion, and green with it.
 
 A test is red for the right reason only when its call raised ``AssertionError`` (recorded by
-:mod:`scripts.validate.pytest_plugin`): an import error, a missing fixture, a timeout or any other exception means the
-test does not show the bug it names.
+:mod:`scripts.validate.pytest_plugin`): an import error, a missing fixture, a timeout or any other exception
+means the test does not show the bug it names.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
-from scripts.validate.differential import JunitCase, junit_cases
+from scripts.series.common import aligned_table, short_test_name
+from scripts.series.datafiles import write_data
+from scripts.validate.junit import EXCEPTION, EXCEPTION_MESSAGE, JunitCase
 
-# The junit properties that scripts.validate.pytest_plugin records for a test whose call raised.
-EXCEPTION = "exception"
-EXCEPTION_MESSAGE = "exception_message"
 ASSERTION = "AssertionError"
 CELL_WIDTH = 100
 NOT_RUN = JunitCase("not run", "missing from this run's junit report", {})
@@ -56,14 +53,6 @@ class PatchProof:
     def ok(self) -> bool:
         """Every added test proves the patch; a patch that adds no test proves nothing."""
         return bool(self.tests) and all(test.ok for test in self.tests)
-
-
-def read_report(junit_xml: Path) -> dict[str, JunitCase]:
-    """The cases of a junit report; a missing or unreadable report (pytest died) yields none."""
-    try:
-        return junit_cases(junit_xml)
-    except (OSError, SyntaxError):  # ElementTree.ParseError is a SyntaxError
-        return {}
 
 
 def _one_line(text: str) -> str:
@@ -107,12 +96,6 @@ def _cell(verdict: Verdict) -> str:
     return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 3] + "..."
 
 
-def _short(test: str) -> str:
-    """``tests.workflow.test_x::test_y`` as ``test_x::test_y``."""
-    module, _, name = test.partition("::")
-    return f"{module.rsplit('.', 1)[-1]}::{name}" if module else name
-
-
 def format_proofs(proofs: list[PatchProof]) -> str:
     """A plain-text table: one row per base, patch and test, with the red reason and the green outcome."""
     rows = [("base", "patch", "test", "red (without the patch)", "green (with it)")]
@@ -122,19 +105,14 @@ def format_proofs(proofs: list[PatchProof]) -> str:
                 (proof.base, proof.patch, "-", "FAIL: no test ran (the patch adds none, or none collected)", "-")
             )
         for test in proof.tests:
-            rows.append((proof.base, proof.patch, _short(test.test), _cell(test.red), _cell(test.green)))
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
-    )
+            rows.append((proof.base, proof.patch, short_test_name(test.test), _cell(test.red), _cell(test.green)))
+    return "\n".join(aligned_table(rows))
 
 
-def write_evidence(path: Path, proofs: list[PatchProof], series_digest: str, python_version: str) -> None:
-    """Write the proofs, with when and on what they were produced, as JSON for the documentation."""
+def write_evidence(proofs: list[PatchProof], python_version: str) -> Path:
+    """Write the proofs to ``docs/data/redgreen.json`` (stamped like every data file) for the documentation."""
     evidence = {
-        "produced_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "python": python_version,
-        "series_sha256": series_digest,
         "bases": list(dict.fromkeys(proof.base for proof in proofs)),
         "ok": all(proof.ok for proof in proofs),
         "patches": [
@@ -147,5 +125,4 @@ def write_evidence(path: Path, proofs: list[PatchProof], series_digest: str, pyt
             for proof in proofs
         ],
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(evidence, indent=2) + "\n")
+    return write_data("redgreen", "python3 run.py -s redgreen", evidence)

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from scripts.series.datafiles import write_data
+from scripts.series.errors import entry_point
 from scripts.series.git import git_output, run_git
 from scripts.series.locations import REPO_ROOT
 
@@ -69,6 +70,7 @@ def _timed_run(clone: Path, run: str) -> ValidationRun:
     return result
 
 
+@entry_point
 def main(argv: list[str] | None = None) -> int:
     """Time a cold and a warm ``python3 run.py`` in a fresh clone under ``--scratch``; write the results."""
     parser = argparse.ArgumentParser(prog="nox -s timing --", description=__doc__)
