@@ -45,7 +45,14 @@ class PatchedCheckout:
     def touched_python_files(self) -> list[str]:
         """Python files the series adds or modifies, relative to the repo root."""
         names = git_output(
-            "diff", "--name-only", "--diff-filter=AM", self.source_commit, "HEAD", "--", str(CORE_PACKAGE), cwd=self.path
+            "diff",
+            "--name-only",
+            "--diff-filter=AM",
+            self.source_commit,
+            "HEAD",
+            "--",
+            str(CORE_PACKAGE),
+            cwd=self.path,
         )
         return [name for name in names.splitlines() if name.endswith(".py")]
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
-from scripts.bench.measure import Workload, growth, memory_points, ratio_summary, timed_pairs
 from scripts.apply.copies import prepare_base
+from scripts.bench.measure import Workload, growth, memory_points, ratio_summary, timed_pairs
 from scripts.bench.venvs import FrameworkPair, framework_venvs
 from scripts.series.datafiles import write_data
 from scripts.series.errors import entry_point

@@ -20,11 +20,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from scripts.series.datafiles import produced_stamp
 from scripts.explore.invariants import Violation
 from scripts.explore.loop import PerturbingLoop
 from scripts.explore.operations import Op, Session, format_ops, generate
 from scripts.explore.subjects import build_subject
+from scripts.series.datafiles import produced_stamp
 
 MIN_OPS, MAX_OPS = 3, 14
 SHRINK_BUDGET = 150  # schedule runs spent shrinking one violation

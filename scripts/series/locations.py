@@ -1,5 +1,7 @@
-"""Where the series, the bases file and the cache live (each can be moved with an environment variable), and
-where upstream keeps the core package."""
+"""Where the series, the bases file and the cache live, and where upstream keeps the core package.
+
+The series directory, the cache and the package index can each be moved with an environment variable.
+"""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ UPSTREAM_STATUS = re.compile(r"not forwarded|forwarded (?P<url>\S+)|applied upst
 DIFF_HEADER = re.compile(r"^diff --git a/\S+ b/(?P<path>\S+)$")
 HUNK_HEADER = re.compile(r"^@@ [^@]* @@ ?(?P<context>.*)$")
 TOP_LEVEL_CLASS = re.compile(r"^class (?P<name>\w+)")
-TEST_FUNCTION = re.compile(r"^(?P<indent>\s*)(?:async )?def (?P<name>test_\w+)\(")
+TEST_FUNCTION = re.compile(r"^(?P<indent>\s*)(?:async )?def (?P<name>test\w*)\(")
 CORE_TESTS = CORE_PACKAGE / "tests"
 
 
@@ -174,7 +174,9 @@ def _file_changes(path: Path, scratch: Path) -> tuple[FileChange, ...]:
     for line in output.splitlines():
         if "\t" in line:
             added, deleted, name = line.split("\t", 2)
-            changes.append(FileChange(name, int(added.replace("-", "0")), int(deleted.replace("-", "0")), name in created))
+            changes.append(
+                FileChange(name, int(added.replace("-", "0")), int(deleted.replace("-", "0")), name in created)
+            )
     return tuple(changes)
 
 
@@ -183,12 +185,14 @@ def _core_relative(path: str) -> str:
 
 
 def _test_functions(diff: str) -> tuple[str, ...]:
-    """Test functions the diff adds to test files, as ``file::name`` or ``file::Class::name`` ids.
+    """Tests the diff adds to test files, as pytest collects them: ``file::test_x`` or ``file::TestC::test_y``.
 
-    A method's class is the top-level class the diff last showed (added or context line) or, failing that, the
-    one git names in the hunk header.
+    A test is a function named ``test*`` at module level or in a ``Test*`` class; a method's class is the top-level
+    class the diff last showed (an added or context line) or, failing that, the one git names in the hunk header.
+    A definition the diff also removes (a changed signature) is not a new test.
     """
-    found: list[str] = []
+    added: list[str] = []
+    removed: list[str] = []
     test_file: str | None = None
     klass: str | None = None
     for line in diff.splitlines():
@@ -201,15 +205,15 @@ def _test_functions(diff: str) -> tuple[str, ...]:
             context = TOP_LEVEL_CLASS.match(hunk["context"])
             klass = context["name"] if context else None
             continue
-        if test_file is None or line[:1] not in {"+", " "} or line.startswith("+++"):
+        if test_file is None or line[:1] not in {"+", "-", " "} or line.startswith(("+++", "---")):
             continue
         text = line[1:]
-        if text[:1].strip():  # a top-level line: a class opens, anything else closes it
+        if text[:1].strip() and not line.startswith("-"):  # a top-level line: a class opens, anything else closes
             opened = TOP_LEVEL_CLASS.match(text)
             klass = opened["name"] if opened else None
         function = TEST_FUNCTION.match(text)
-        if line.startswith("+") and function:
-            owner = f"{klass}::" if function["indent"] and klass else ""
-            if not function["indent"] or klass:
-                found.append(f"{test_file}::{owner}{function['name']}")
-    return tuple(found)
+        if line.startswith(" ") or function is None or (function["indent"] and not (klass or "").startswith("Test")):
+            continue
+        test = f"{test_file}::{klass}::{function['name']}" if function["indent"] else f"{test_file}::{function['name']}"
+        (removed if line.startswith("-") else added).append(test)
+    return tuple(test for test in added if test not in removed)

@@ -10,12 +10,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from scripts.ship.checklist import Check
 from scripts.series.common import markdown_table
+from scripts.series.listing import Series
 from scripts.series.patch import Patch
+from scripts.ship.checklist import Check
 from scripts.ship.prbody import pr_body, pr_title
 from scripts.ship.rangediff import RECORD_DIR, previous_series, range_diffs, record_export
-from scripts.series.listing import Series
 
 INDEX_HEADER = ("patch", "upstream status", "since last export", "what to do")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from scripts.ship.checklist import Check, render_checklist
 from scripts.series.patch import FileChange, Patch
+from scripts.ship.checklist import Check, render_checklist
 
 TESTS_DIR = "/tests/"
 

@@ -13,9 +13,9 @@ import zipfile
 from pathlib import Path
 from typing import Any, cast
 
-from scripts.series.locations import CORE_PACKAGE
 from scripts.series.errors import RunguardError
 from scripts.series.listing import Series
+from scripts.series.locations import CORE_PACKAGE
 
 MANIFEST_NAME = "runguard-series.json"
 

@@ -7,12 +7,11 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from scripts.sources.cache import building, load_record, publish
-from scripts.series.locations import CORE_PACKAGE
 from scripts.series.common import sha256_of
 from scripts.series.errors import RunguardError
 from scripts.series.git import run_git
-from scripts.series.locations import cache_dir
+from scripts.series.locations import CORE_PACKAGE, cache_dir
+from scripts.sources.cache import building, load_record, publish
 from scripts.sources.pypi import fetch_sdist
 
 ROOT_SETTINGS = Path(__file__).with_name("upstream_root_pyproject.toml")

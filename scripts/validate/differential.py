@@ -31,6 +31,15 @@ def regressed_tests(before: dict[str, str], after: dict[str, str]) -> list[str]:
     )
 
 
+def regression_report(label: str, before: dict[str, str], after: dict[str, str]) -> tuple[list[str], bool]:
+    """Log lines comparing two runs (how many passed, each regression) and whether any test regressed."""
+    regressions = regressed_tests(before, after)
+    passed = [sum(outcome == "passed" for outcome in run.values()) for run in (before, after)]
+    lines = [f"{label}: {passed[0]} of {len(before)} passed before the series, {passed[1]} of {len(after)} after"]
+    lines += [f"{label}: REGRESSION passed before, fails after: {test}" for test in regressions]
+    return lines, bool(regressions)
+
+
 def pyright_errors(report_json: str, root: Path) -> Counter[str]:
     """Pyright errors keyed by file, rule and message (no line numbers, which patches shift)."""
     report = cast("dict[str, Any]", json.loads(report_json))

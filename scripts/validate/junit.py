@@ -35,9 +35,14 @@ def junit_cases(junit_xml: Path) -> dict[str, JunitCase]:
     return cases
 
 
+def outcomes(cases: dict[str, JunitCase]) -> dict[str, str]:
+    """Map ``module.Class::test`` to its outcome: passed, failed, error or skipped."""
+    return {test: case.outcome for test, case in cases.items()}
+
+
 def junit_outcomes(junit_xml: Path) -> dict[str, str]:
     """Map ``module.Class::test`` to passed, failed, error or skipped from a pytest junit XML report."""
-    return {test: case.outcome for test, case in junit_cases(junit_xml).items()}
+    return outcomes(junit_cases(junit_xml))
 
 
 def read_report(junit_xml: Path) -> dict[str, JunitCase]:

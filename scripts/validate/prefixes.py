@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.apply.copies import PatchedCheckout
-from scripts.series.patch import added_tests
-from scripts.sources.checkout import clone_at
 from scripts.series.errors import RunguardError
 from scripts.series.git import git_output, run_git
+from scripts.series.patch import added_tests
+from scripts.sources.checkout import clone_at
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""A pytest plugin (``-p scripts.validate.pytest_plugin``) that puts each failing test's exception into the junit report.
+"""A pytest plugin (``-p scripts.validate.pytest_plugin``) that puts a failing test's exception into the junit report.
 
 pytest's junit ``<failure>`` element carries only a message, which does not say reliably which exception was raised.
 This plugin adds two properties to a test whose call phase raised: ``exception`` (the exception class name) and

@@ -8,10 +8,8 @@ means the test does not show the bug it names.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 from scripts.series.common import aligned_table, short_test_name
-from scripts.series.datafiles import write_data
 from scripts.validate.junit import EXCEPTION, EXCEPTION_MESSAGE, JunitCase
 
 ASSERTION = "AssertionError"
@@ -109,9 +107,9 @@ def format_proofs(proofs: list[PatchProof]) -> str:
     return "\n".join(aligned_table(rows))
 
 
-def write_evidence(proofs: list[PatchProof], python_version: str) -> Path:
-    """Write the proofs to ``docs/data/redgreen.json`` (stamped like every data file) for the documentation."""
-    evidence = {
+def evidence(proofs: list[PatchProof], python_version: str) -> dict[str, object]:
+    """The body of ``docs/data/redgreen.json``: the proofs, the bases and the Python the tests ran on."""
+    return {
         "python": python_version,
         "bases": list(dict.fromkeys(proof.base for proof in proofs)),
         "ok": all(proof.ok for proof in proofs),
@@ -125,4 +123,3 @@ def write_evidence(proofs: list[PatchProof], python_version: str) -> Path:
             for proof in proofs
         ],
     }
-    return write_data("redgreen", "python3 run.py -s redgreen", evidence)
