@@ -160,11 +160,13 @@ def apply(session: nox.Session) -> None:
 
 
 def tests(session: nox.Session) -> None:
-    """Tooling tests once; per base, the tests the series adds to upstream and the scenario tests."""
+    """Tooling tests once (the explorer's import the framework); per base, the series' tests and the scenarios."""
     install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS)
+    bases = list(patched_bases(session))
+    install_core(session, bases[0][2].path)
     pytest(session, "tooling", "tests/tooling")
     scenarios = sorted((REPO_ROOT / "tests" / "scenarios").rglob("test_*.py"))
-    for version, _, patched in patched_bases(session):
+    for version, _, patched in bases:
         install_core(session, patched.path)
         added = patched.added_tests()
         if added:
