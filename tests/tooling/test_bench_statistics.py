@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 import pytest
 
 from scripts.bench.measure import ALLOWANCE_BYTES, FLAT_BYTES_PER_RUN, Growth, RatioSummary, growth, ratio_summary
@@ -9,12 +11,13 @@ from scripts.bench.measure import ALLOWANCE_BYTES, FLAT_BYTES_PER_RUN, Growth, R
 
 def test_ratio_summary_is_median_quartiles_and_range_of_the_pair_ratios() -> None:
     summary = ratio_summary([2.0, 2.0, 2.0, 2.0, 2.0], [2.0, 2.2, 2.4, 2.6, 2.8])
-    assert summary == pytest.approx(RatioSummary(median=1.2, q1=1.1, q3=1.3, low=1.0, high=1.4))
+    rounded = RatioSummary(*(round(value, 9) for value in astuple(summary)))
+    assert rounded == RatioSummary(median=1.2, q1=1.1, q3=1.3, low=1.0, high=1.4)
 
 
 def test_ratio_summary_pairs_in_order_and_of_one_pair_is_that_ratio() -> None:
     assert ratio_summary([4.0], [5.0]) == RatioSummary(1.25, 1.25, 1.25, 1.25, 1.25)
-    assert ratio_summary([1.0, 2.0], [2.0, 2.0]).low == pytest.approx(1.0)
+    assert (ratio_summary([1.0, 2.0], [2.0, 2.0]).low, ratio_summary([1.0, 2.0], [2.0, 2.0]).high) == (1.0, 2.0)
     with pytest.raises(ValueError, match=r"shorter|longer"):
         ratio_summary([1.0, 2.0], [1.0])
 

@@ -46,7 +46,10 @@ def test_shrinking_keeps_the_first_start_and_what_the_violation_needs(monkeypatc
 
 
 def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(driver, "run_schedule", lambda family, seed, ops: [])  # pyright: ignore[reportUnknownLambdaType]
+    def never_violates(family: str, seed: int, ops: list[Op]) -> list[Violation]:
+        return []
+
+    monkeypatch.setattr(driver, "run_schedule", never_violates)
     monkeypatch.setattr(driver, "SHRINK_BUDGET", 3)
     ops = parse_ops("start,pull:0,drop:0,gc,close:0")
     assert driver.shrink("graph", 1, ops, "lost-write") == ops
