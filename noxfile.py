@@ -109,12 +109,14 @@ def stress(session: nox.Session) -> None:
 
 
 @nox.session(python=False, default=False, tags=WRITES_DOCS_DATA)
+@reported
 def bench(session: nox.Session) -> None:
     """Time and memory of the patched vs the unpatched framework: `-- [--base V] [--quick] [--repetitions N]`."""
     sessions.report(session, "scripts.bench")
 
 
 @nox.session(python=False, default=False, tags=WRITES_DOCS_DATA)
+@reported
 def timing(session: nox.Session) -> None:
     """How long `python3 run.py` takes cold (a fresh clone of HEAD) and warm: docs/data/validation-timing.json."""
     sessions.report(session, "scripts.validate.timing")
