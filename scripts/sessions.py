@@ -161,7 +161,7 @@ def apply(session: nox.Session) -> None:
 
 def tests(session: nox.Session) -> None:
     """Tooling tests once (the explorer's import the framework); per base, the series' tests and the scenarios."""
-    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS)
+    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, "nox")  # nox: the tests of the sessions' glue
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)
     pytest(session, "tooling", "tests/tooling")
