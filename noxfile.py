@@ -101,7 +101,7 @@ def redgreen(session: nox.Session) -> None:
     sessions.redgreen(session)
 
 
-@nox.session(default=False, tags=WRITES_DOCS_DATA)
+@nox.session(default=False)  # writes docs/data/stress.json only with --record
 @reported
 def stress(session: nox.Session) -> None:
     """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
