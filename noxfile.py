@@ -14,8 +14,8 @@ import nox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scripts import sessions
-from scripts.sessions import reported
+from scripts.sessions import applying, glue, shipping, site, validation
+from scripts.sessions.glue import reported
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
@@ -28,95 +28,95 @@ SHIPS = ["ship"]
 @reported
 def apply(session: nox.Session) -> None:
     """Apply the series: `-- --base V` (cached copy) or `-- --checkout PATH` (new branch); no args: every base."""
-    sessions.apply(session)
+    applying.apply(session)
 
 
 @nox.session
 @reported
 def tests(session: nox.Session) -> None:
     """Tooling tests once; per base, the tests the series adds to upstream and the scenario tests."""
-    sessions.tests(session)
+    validation.tests(session)
 
 
 @nox.session(default=False)
 @reported
 def upstream(session: nox.Session) -> None:
     """Upstream's workflow/agent tests before vs after the series: `-- --checkout PATH` or `-- --tests-from PATH`."""
-    sessions.upstream(session)
+    validation.upstream(session)
 
 
 @nox.session
 @reported
 def lint(session: nox.Session) -> None:
     """Ruff with upstream's settings on the files the series touches, and with this repo's settings here."""
-    sessions.lint(session)
+    validation.lint(session)
 
 
 @nox.session
 @reported
 def typecheck(session: nox.Session) -> None:
     """Pyright strict on this repo; on each base, pyright errors the series adds to the core package."""
-    sessions.typecheck(session)
+    validation.typecheck(session)
 
 
 @nox.session
 @reported
 def docs(session: nox.Session) -> None:
     """Build the documentation site with warnings as errors, then check it with tests/docs."""
-    sessions.docs(session)
+    site.docs(session)
 
 
 @nox.session(default=False)
 @reported
 def browser(session: nox.Session) -> None:
     """Load the site's diagram pages in headless chromium: `-- --screenshots DIR` also saves a picture of each."""
-    sessions.browser(session)
+    site.browser(session)
 
 
 @nox.session(python=False, default=False, tags=WRITES_DOCS_DATA)
 @reported
 def applicability(session: nox.Session) -> None:
     """Write docs/data/applicability.json: each patch's outcome on every base; `-- --checkout PATH` adds one."""
-    sessions.applicability(session)
+    applying.applicability(session)
 
 
 @nox.session(venv_backend="uv", default=False, tags=SHIPS)
 @reported
 def wheel(session: nox.Session) -> None:
     """`-- --base V`: build agent-framework-core V+runguard.<hash> into dist/; test it in a fresh venv."""
-    sessions.wheel(session)
+    shipping.wheel(session)
 
 
 @nox.session(default=False, tags=SHIPS)
 @reported
 def export(session: nox.Session) -> None:
     """PR material per patch in export/: title, body (checklist from the checks run here), mbox, range-diff."""
-    sessions.export(session)
+    shipping.export(session)
 
 
 @nox.session(tags=WRITES_DOCS_DATA)
 @reported
 def redgreen(session: nox.Session) -> None:
     """Per base and patch: its added tests fail by an assertion on the series prefix without it, then pass."""
-    sessions.redgreen(session)
+    validation.redgreen(session)
 
 
 @nox.session(default=False)  # writes docs/data/stress.json only with --record
 @reported
 def stress(session: nox.Session) -> None:
     """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
-    sessions.stress(session)
+    validation.stress(session)
 
 
 @nox.session(python=False, default=False, tags=WRITES_DOCS_DATA)
 @reported
 def bench(session: nox.Session) -> None:
     """Time and memory of the patched vs the unpatched framework: `-- [--base V] [--quick] [--repetitions N]`."""
-    sessions.report(session, "scripts.bench")
+    glue.report(session, "scripts.bench")
 
 
 @nox.session(python=False, default=False, tags=WRITES_DOCS_DATA)
 @reported
 def timing(session: nox.Session) -> None:
     """How long `python3 run.py` takes cold (a fresh clone of HEAD) and warm: docs/data/validation-timing.json."""
-    sessions.report(session, "scripts.validate.timing")
+    glue.report(session, "scripts.validate.timing")

@@ -7,5 +7,5 @@
 - :mod:`scripts.ship`: the patched wheel and the PR export.
 - :mod:`scripts.site`: the documentation site's hooks, data tables and browser check.
 - :mod:`scripts.explore` and :mod:`scripts.bench`: the schedule explorer and the benchmark, run as ``python -m``.
-- :mod:`scripts.cli` and :mod:`scripts.sessions`: the command line (``python -m scripts``) and the nox sessions' glue.
+- :mod:`scripts.sessions`: the nox sessions, one function each; :mod:`scripts.cli`: ``python -m scripts``.
 """

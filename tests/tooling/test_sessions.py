@@ -10,8 +10,8 @@ from typing import Any, cast
 import nox
 import pytest
 
-from scripts import sessions
 from scripts.series.errors import RunguardError
+from scripts.sessions import glue
 
 JUNIT = '<testsuites><testsuite><testcase classname="tests.test_a" name="test_b"/></testsuite></testsuites>'
 
@@ -52,7 +52,7 @@ def _session(stand_in: StandIn) -> nox.Session:
 
 
 def test_a_runguard_error_fails_the_session_with_one_line(tmp_path: Path) -> None:
-    @sessions.reported
+    @glue.reported
     def failing(session: nox.Session) -> None:
         raise RunguardError("the series is broken")
 
@@ -62,7 +62,7 @@ def test_a_runguard_error_fails_the_session_with_one_line(tmp_path: Path) -> Non
 
 def test_pytest_returns_the_report_and_runs_where_asked(tmp_path: Path) -> None:
     stand_in = StandIn(tmp_path, JUNIT)
-    cases = sessions.pytest(_session(stand_in), "label", "tests", cwd=tmp_path / "root", python="/venv/python")
+    cases = glue.run_pytest(_session(stand_in), "label", "tests", cwd=tmp_path / "root", python="/venv/python")
     assert list(cases) == ["tests.test_a::test_b"]
     assert stand_in.places == [tmp_path / "root"]
     assert stand_in.commands[0][:5] == ("/venv/python", "-m", "pytest", "-p", "no:cacheprovider")
@@ -70,5 +70,5 @@ def test_pytest_returns_the_report_and_runs_where_asked(tmp_path: Path) -> None:
 
 def test_pytest_that_collects_nothing_fails_unless_told_otherwise(tmp_path: Path) -> None:
     with pytest.raises(SessionFailed, match="label: pytest found no test in tests/none"):
-        sessions.pytest(_session(StandIn(tmp_path, None)), "label", "tests/none")
-    assert sessions.pytest(_session(StandIn(tmp_path, None)), "label", "tests/none", must_pass=False) == {}
+        glue.run_pytest(_session(StandIn(tmp_path, None)), "label", "tests/none")
+    assert glue.run_pytest(_session(StandIn(tmp_path, None)), "label", "tests/none", must_pass=False) == {}
