@@ -36,7 +36,8 @@ async def main() -> bool:
     await asyncio.wait_for(response.__anext__(), TIMEOUT)
     await asyncio.wait_for(response.close(), TIMEOUT)
     ended = chat.cancelled.is_set()
-    print(f"observed: when close() returned, the workflow run had {'ended' if ended else 'not ended (its executor was still running)'}")
+    state = "ended" if ended else "not ended (its executor was still running)"
+    print(f"observed: when close() returned, the workflow run had {state}")
     print("expected: when close() returned, the workflow run had ended")
     return ended
 
