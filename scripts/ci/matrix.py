@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 from scripts.series.errors import RunguardError
 from scripts.series.locations import REPO_ROOT
@@ -38,18 +38,19 @@ class Cell:
 def nox_sessions(listing: str) -> list[dict[str, Any]]:
     """The sessions in ``nox -l --json``'s output."""
     try:
-        sessions = json.loads(listing)
-        if not isinstance(sessions, list) or not all(isinstance(s, dict) and "session" in s for s in sessions):
+        loaded: object = json.loads(listing)
+        sessions = cast("list[object]", loaded) if isinstance(loaded, list) else []
+        if sessions is not loaded or not all(isinstance(entry, dict) and "session" in entry for entry in sessions):
             raise TypeError("not a list of sessions")
     except (ValueError, TypeError) as error:
         raise RunguardError(f"not the output of `nox -l --json`: {error}") from None
-    return sessions
+    return cast("list[dict[str, Any]]", sessions)
 
 
 def list_sessions() -> str:
     """``nox -l --json`` for the sessions CI runs, as nox lists them (with every Python a session is run on)."""
     command = [sys.executable, "-m", "nox", "-f", str(REPO_ROOT / "noxfile.py"), "-l", "--json", "-s", *CI_SESSIONS]
-    listed = subprocess.run(command, capture_output=True, text=True, check=False, cwd=REPO_ROOT)  # noqa: S603
+    listed = subprocess.run(command, capture_output=True, text=True, check=False, cwd=REPO_ROOT)
     if listed.returncode != 0:
         last = (listed.stderr.strip().splitlines() or ["no output"])[-1]
         raise RunguardError(f"`nox -l --json` failed: {last.removeprefix('nox > ')}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from scripts.explore.shards import merge_shards
 from scripts.series.errors import RunguardError
@@ -26,7 +26,7 @@ def _identity(row: dict[str, Any]) -> tuple[str, ...]:
     return tuple(str(row.get(key, "")) for key in IDENTITY)
 
 
-def _merge_values(name: str, key: str, values: list[Any]) -> Any:  # noqa: ANN401 (any JSON value)
+def _merge_values(name: str, key: str, values: list[Any]) -> Any:
     if all(isinstance(value, list) for value in values):
         items = [item for value in values for item in value]
         if all(isinstance(item, dict) for item in items):
@@ -67,12 +67,12 @@ def merge_artifacts(artifacts: Path, into: Path) -> list[Path]:
     found: dict[str, list[Document]] = {}
     for path in sorted(artifacts.rglob("*.json")):
         try:
-            document = json.loads(path.read_text())
-            if not isinstance(document, dict) or "produced" not in document:
+            loaded: object = json.loads(path.read_text())
+            if not isinstance(loaded, dict) or "produced" not in loaded:
                 raise TypeError("no `produced` stamp")
         except (OSError, ValueError, TypeError) as error:
             raise RunguardError(f"{path}: not a data file ({error})") from None
-        found.setdefault(path.name, []).append(document)
+        found.setdefault(path.name, []).append(cast("Document", loaded))
     if not found:
         raise RunguardError(f"{artifacts} holds no data file: no job uploaded results")
     merged = {name: merge_documents(name, documents) for name, documents in sorted(found.items())}

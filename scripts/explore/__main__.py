@@ -1,4 +1,4 @@
-"""``python -m scripts.explore``: explore schedules of the installed agent-framework-core, replay one, or merge shards."""
+"""``python -m scripts.explore``: explore schedules of the installed agent-framework-core, replay one, merge shards."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ class Shard:
         )
 
     def __str__(self) -> str:
+        """``K/N``."""
         return f"{self.index}/{self.count}"
 
 
@@ -63,7 +65,7 @@ def _combine(key: tuple[str, ...], shards: list[Row]) -> Row:
     if len({row["series"] for row in shards}) != 1:
         raise RunguardError(f"{label}: the shards were run with different series")
     ranges = sorted((row["seed_range"] for row in shards if row["seed_range"]), key=lambda seeds: seeds[0])
-    for before, after in zip(ranges, ranges[1:], strict=False):
+    for before, after in pairwise(ranges):
         if after[0] != before[1] + 1:
             raise RunguardError(f"{label}: shard seed ranges {before} and {after} are not adjacent")
     first = ranges[0][0] if ranges else 0

@@ -108,7 +108,7 @@ def _job(artifacts: Path, job: str, name: str, document: dict[str, Any]) -> None
 def test_the_jobs_files_merge_into_one_per_name(tmp_path: Path) -> None:
     artifacts = tmp_path / "artifacts"
     for base in ("1.0", "2.0"):
-        entry = {"base": base, "patch": "0001.patch", "ok": True, "tests": []}
+        entry: dict[str, Any] = {"base": base, "patch": "0001.patch", "ok": True, "tests": []}
         _job(artifacts, f"data-redgreen-{base}", "redgreen.json", {"python": "3.11", "bases": [base], "ok": True,
                                                                   "patches": [entry]})  # fmt: skip
     _job(artifacts, "data-stress-1of2", "stress.json", {"rows": [_stress_row("1.0", "1/2", [0, 5], {})]})

@@ -103,7 +103,11 @@ def test_sharded_runs_merge_into_the_unsharded_run(
         return [Violation("lost-write", "gone")] if seed % 7 == 0 else []
 
     monkeypatch.setattr(driver, "run_schedule", fake_run)
-    monkeypatch.setattr(driver, "shrink", lambda family, seed, ops, kind: ops)
+
+    def unshrunk(family: str, seed: int, ops: list[Op], kind: str) -> list[Op]:
+        return ops
+
+    monkeypatch.setattr(driver, "shrink", unshrunk)
     monkeypatch.setattr(driver, "quiet", lambda: None)
     [whole] = _explore(tmp_path, "whole")
     unsharded, ran[:] = list(ran), []

@@ -34,11 +34,11 @@ PATCHED = local_version(BASE, current_series())
 def make_wheel(name: str, version: str, requires: tuple[str, ...] = (), extras: tuple[str, ...] = ()) -> bytes:
     """A pure-Python wheel with only metadata (and a module for the core), with a valid RECORD."""
     dist = f"{name.replace('-', '_')}-{version}"
-    metadata = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    metadata = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     metadata += [f"Provides-Extra: {extra}" for extra in extras] + [f"Requires-Dist: {req}" for req in requires]
     files = {
         f"{dist}.dist-info/METADATA": "\n".join(metadata) + "\n",
-        f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: runguard-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     if name == "agent-framework-core":
         files["agent_framework/__init__.py"] = f'__version__ = "{version}"\n'
@@ -79,11 +79,11 @@ CLEAN_ENV = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INPUT": "1", "PIP_DISABLE_PI
 
 @pytest.fixture
 def project(tmp_path: Path) -> Generator[Project, None, None]:
-    core = "agent-framework-core"
+    core, meta = "agent-framework-core", "agent-framework"
     projects = {
-        "agent-framework": {wheel_name("agent-framework", BASE): make_wheel("agent-framework", BASE, (f"{core}[all]=={BASE}",))},
+        meta: {wheel_name(meta, BASE): make_wheel(meta, BASE, (f"{core}[all]=={BASE}",))},
         core: {wheel_name(core, BASE): make_wheel(core, BASE, extras=("all",))},
-    }  # fmt: skip
+    }
     wheel = tmp_path / "app" / "wheels" / wheel_name(core, PATCHED)
     wheel.parent.mkdir(parents=True)
     wheel.write_bytes(make_wheel(core, PATCHED, extras=("all",)))
@@ -135,7 +135,7 @@ def test_a_wheel_of_another_base_does_not_satisfy_the_pin(project: Project) -> N
     other.write_bytes(make_wheel("agent-framework-core", other.name.split("-")[1], extras=("all",)))
     refused = pip_install(project, f"agent-framework=={BASE}", f"./wheels/{other.name}")
     assert refused.returncode != 0
-    assert f"agent-framework-core 0.0.1+runguard" in refused.stderr
+    assert "agent-framework-core 0.0.1+runguard" in refused.stderr
     assert f"agent-framework=={BASE} because these package versions have conflicting dependencies" in refused.stderr
 
 
