@@ -80,6 +80,7 @@ def _combine(key: tuple[str, ...], shards: list[Row]) -> Row:
         "schedules": sum(row["schedules"] for row in shards),
         "violating_schedules": sum(row["violating_schedules"] for row in shards),
         "seconds": round(sum(row.get("seconds", 0.0) for row in shards), 1),
+        "cpu_seconds": round(sum(row.get("cpu_seconds", 0.0) for row in shards), 1),
         "seed_range": [first, ranges[-1][1]] if ranges else [],
         "date": max(str(row.get("date", "")) for row in shards),
         "members_found_after": dict(sorted(found.items())),
