@@ -10,6 +10,7 @@ from pathlib import Path
 import nox
 
 from scripts.apply.copies import patched_copy
+from scripts.explore.shards import parse_shard
 from scripts.series.datafiles import write_data
 from scripts.series.git import git_output
 from scripts.series.listing import current_series
@@ -202,7 +203,10 @@ def stress(session: nox.Session) -> None:
     parser.add_argument("--base", help="explore this released version only")
     parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
     parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD}")
+    parser.add_argument("--shard", type=parse_shard, help="K/N: the K-th of N seed ranges (checked before any work)")
     given, explorer_args = parser.parse_known_args(session.posargs)
+    if given.shard:
+        explorer_args += ["--shard", str(given.shard)]
     variant = "unpatched" if given.unpatched else "patched"
     series = "" if given.unpatched else current_series().short_digest()
     failed: list[str] = []
@@ -217,7 +221,11 @@ def stress(session: nox.Session) -> None:
             "--replay-command", replay, "--json", str(results), *record, *explorer_args,
             env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0] if "--replay" in explorer_args else [0, 1],
         )  # fmt: skip
-        if results.is_file() and any(row["violating_schedules"] for row in json.loads(results.read_text())["rows"]):
+        if "--replay" in explorer_args:
+            continue
+        if not results.is_file():
+            session.error(f"{version}: the explorer stopped before writing its results (see above)")
+        if any(row["violating_schedules"] for row in json.loads(results.read_text())["rows"]):
             failed.append(version)
     if failed and not given.unpatched:
         session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")

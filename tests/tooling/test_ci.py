@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from scripts.ci.__main__ import main as ci_main
-from scripts.ci.matrix import CI_SESSIONS, build_matrix, list_sessions, nox_sessions
+from scripts.ci.matrix import CI_SESSIONS, Cell, build_matrix, list_sessions, nox_sessions
 from scripts.ci.merge import merge_artifacts
 from scripts.series.errors import RunguardError
 from scripts.series.listing import current_bases
@@ -136,3 +136,11 @@ def test_a_bad_artifact_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(RunguardError, match=r"1.0/patched/graph/: shards \['1/2'\] are not all of 1..2"):
         merge_artifacts(artifacts, into)
     assert not into.exists()
+
+
+def test_the_workflow_builds_its_matrix_with_the_generator_and_reads_only_its_fields() -> None:
+    workflow = (REPO_ROOT / ".github" / "workflows" / "validate.yml").read_text()
+    assert "python -m scripts.ci matrix --github-output" in workflow
+    assert "matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}" in workflow
+    assert "python3 -m scripts.ci merge artifacts" in workflow
+    assert set(re.findall(r"(?<![.\w])matrix\.(\w+)", workflow)) <= set(Cell.__dataclass_fields__)
