@@ -27,6 +27,7 @@ def _identity(row: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _merge_values(name: str, key: str, values: list[Any]) -> Any:
+    """Rows: one per identity; other lists: their union; flags: all true; texts that differ: joined; else equal."""
     if all(isinstance(value, list) for value in values):
         items = [item for value in values for item in value]
         if all(isinstance(item, dict) for item in items):
