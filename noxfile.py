@@ -43,6 +43,7 @@ from scripts.git import git_output  # noqa: E402
 from scripts.locations import patches_dir  # noqa: E402
 from scripts.mermaid import mermaid_bundle  # noqa: E402
 from scripts.metadata import file_changes, read_patch_info  # noqa: E402
+from scripts.patch_summary import summarize  # noqa: E402
 from scripts.prefixes import PatchStep, check_out, clone_prefixes  # noqa: E402
 from scripts.pyright_cache import load_errors, store_errors  # noqa: E402
 from scripts.redgreen import PatchProof, format_proofs, prove_patch, read_report, write_evidence  # noqa: E402
@@ -393,7 +394,7 @@ def export(session: nox.Session) -> None:
         outcomes = _added_test_outcomes(session, version, patched)
         for info, changes in patches:
             checks[info.path.name] += [
-                new_test_check(version, changes, outcomes),
+                new_test_check(version, summarize(info.path).tests, outcomes),
                 ruff_check(Path(session.bin) / "ruff", patched.path, version, changes),
                 wheel_check(DIST, version, series),
             ]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scripts import testids
 from scripts.cache import building, load_record, publish
 from scripts.checkout import CORE_PACKAGE, Checkout
 from scripts.engine import Outcome, PatchResult, apply_series
@@ -46,9 +47,28 @@ def changed_files(repo: Path, old: str, new: str, diff_filter: str, under: Path)
 
 
 def added_tests(repo: Path, old: str, new: str) -> list[str]:
-    """Test files added from ``old`` to ``new`` under the core package's ``tests/``, relative to the core package."""
-    added = changed_files(repo, old, new, "A", CORE_PACKAGE / "tests")
-    return [str(Path(name).relative_to(CORE_PACKAGE)) for name in added if Path(name).name.startswith("test_")]
+    """The tests added from ``old`` to ``new`` under the core package's ``tests/``, as pytest node ids.
+
+    A new test module is named whole (``tests/workflow/test_x.py``); a test added to a module that existed
+    before is named alone (``tests/workflow/test_workflow.py::test_y``). Paths are relative to the core package.
+    """
+    tests: list[str] = []
+    for status, name in _test_module_changes(repo, old, new):
+        module = str(Path(name).relative_to(CORE_PACKAGE))
+        if status == "A":
+            tests.append(module)
+            continue
+        before, after = (git_output("show", f"{commit}:{name}", cwd=repo) for commit in (old, new))
+        tests += [f"{module}::{test}" for test in testids.added_tests(before, after)]
+    return tests
+
+
+def _test_module_changes(repo: Path, old: str, new: str) -> list[tuple[str, str]]:
+    """(A or M, path) for each test module added or modified from ``old`` to ``new`` under the core ``tests/``."""
+    tests = str(CORE_PACKAGE / "tests")
+    diff = git_output("diff", "--name-status", "--no-renames", "--diff-filter=AM", old, new, "--", tests, cwd=repo)
+    changes = [(status, name) for status, _, name in (line.partition("\t") for line in diff.splitlines())]
+    return [(status, name) for status, name in changes if Path(name).name.startswith("test_") and name.endswith(".py")]
 
 
 def _to_record(results: list[PatchResult]) -> list[dict[str, Any]]:

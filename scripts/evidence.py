@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 from scripts.checklist import Check, Item
-from scripts.checkout import CORE_PACKAGE
 from scripts.metadata import FileChange, PatchInfo
 from scripts.series import Series
 from scripts.wheel import local_version, series_manifest, wheel_manifest
@@ -27,19 +26,18 @@ NOT_RUN = [
 ]
 
 
-def test_module(change: FileChange) -> str:
-    """The junit class-name prefix of a test file the patch adds, as pytest reports it from the core package."""
-    return str(Path(change.path).relative_to(CORE_PACKAGE).with_suffix("")).replace("/", ".")
+def junit_name(test: str) -> str:
+    """A node id (``tests/x/test_y.py::TestA::test_b``) as junit names it (``tests.x.test_y.TestA::test_b``)."""
+    module, *scopes, name = test.split("::")
+    return ".".join([str(Path(module).with_suffix("")).replace("/", "."), *scopes]) + f"::{name}"
 
 
-def new_test_check(version: str, changes: list[FileChange], outcomes: dict[str, str]) -> Check:
-    """Whether the tests the patch adds passed on ``version`` (with the series applied)."""
-    modules = [
-        test_module(change) for change in changes if change.created and Path(change.path).name.startswith("test_")
-    ]
-    if not modules:
-        return Check(Item.UNIT_TESTS, "the patch adds no test file", None)
-    mine = {test: outcome for test, outcome in outcomes.items() if test.split("::")[0] in modules}
+def new_test_check(version: str, tests: tuple[str, ...], outcomes: dict[str, str]) -> Check:
+    """Whether ``tests``, the test functions a patch adds (node ids), passed on ``version`` with the series applied."""
+    if not tests:
+        return Check(Item.UNIT_TESTS, "the patch adds no test", None)
+    names = {junit_name(test) for test in tests}
+    mine = {test: outcome for test, outcome in outcomes.items() if test.split("[")[0] in names}
     failed = sorted(test for test, outcome in mine.items() if outcome in {"failed", "error"})
     if not mine or failed:
         detail = ", ".join(failed) if failed else "none of them ran"

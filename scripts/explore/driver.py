@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from opentelemetry import metrics
+
 from scripts.datafiles import produced_stamp
 from scripts.explore.invariants import Violation
 from scripts.explore.loop import PerturbingLoop
@@ -210,5 +212,8 @@ def quiet() -> None:
     """Silence the framework's experimental-feature warnings and make collection deterministic enough."""
     warnings.filterwarnings("ignore", message=r".*experimental.*")
     logging.disable(logging.CRITICAL)  # the framework logs what the checks report anyway
+    # Without an SDK, OpenTelemetry's API keeps every meter and instrument the framework asks for (a set per
+    # FunctionTool), so the heap, and with it every gc.collect() above, would grow with the schedules run.
+    metrics.set_meter_provider(metrics.NoOpMeterProvider())
     gc.collect()
     gc.freeze()  # objects alive now (the framework) are never scanned again: collections stay cheap

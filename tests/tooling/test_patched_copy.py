@@ -13,6 +13,7 @@ from tests.tooling.helpers import RUNNER_FILE, RUNNER_LINES, SeriesBuilder, comm
 
 FIXED = [*RUNNER_LINES[:9], "fixed 10", *RUNNER_LINES[10:]]
 ADDED_TEST = "python/packages/core/tests/workflow/test_ownership.py"
+EXISTING_TEST = "python/packages/core/tests/workflow/test_workflow.py"
 
 
 def test_added_tests_and_touched_files(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
@@ -22,6 +23,22 @@ def test_added_tests_and_touched_files(framework: Path, series: SeriesBuilder, e
     assert patched.added_tests() == ["tests/workflow/test_ownership.py"]
     assert patched.touched_python_files() == [RUNNER_FILE, ADDED_TEST]
     assert git(patched.path, "status", "--porcelain") == ""
+
+
+def test_tests_added_to_an_existing_module_are_named_alone(
+    framework: Path, series: SeriesBuilder, env: dict[str, str]
+) -> None:
+    upstream = ["def test_upstream() -> None:", "    assert True"]
+    write_lines(framework, EXISTING_TEST, upstream)
+    commit_all(framework, "Upstream has a test module")
+    added = ["", "class TestOwner:", "    async def test_owner(self) -> None:", "        assert True"]
+    added = ["", "def test_run() -> None:", "    assert True", *added]
+    series.add("fix", FIXED, files={EXISTING_TEST: [*upstream, *added]})
+    patched = patched_copy(framework, "synthetic", read_series(series.patches))
+    assert patched.added_tests() == [
+        "tests/workflow/test_workflow.py::test_run",
+        "tests/workflow/test_workflow.py::TestOwner::test_owner",
+    ]
 
 
 def test_reused_until_the_series_changes(framework: Path, series: SeriesBuilder, env: dict[str, str]) -> None:
