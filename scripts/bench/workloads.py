@@ -18,7 +18,7 @@ import sys
 import time
 import tracemalloc
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
 from agent_framework import (
@@ -151,14 +151,16 @@ def response_stream(updates: int) -> Run:
 
 
 # One chunk of a model service's streamed reply (the shape of a chat-completions chunk), as a client receives it.
-_CHUNK = json.dumps({
-    "id": "chatcmpl-0",
-    "object": "chat.completion.chunk",
-    "created": 0,
-    "model": "model",
-    "system_fingerprint": "fp_0",
-    "choices": [{"index": 0, "delta": {"content": " token"}, "logprobs": None, "finish_reason": None}],
-})
+_CHUNK = json.dumps(
+    {
+        "id": "chatcmpl-0",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "model",
+        "system_fingerprint": "fp_0",
+        "choices": [{"index": 0, "delta": {"content": " token"}, "logprobs": None, "finish_reason": None}],
+    }
+)
 
 
 class _TokenClient(BaseChatClient):
@@ -220,13 +222,14 @@ async def _per_pull(run: Run, pulls: int) -> float:
     return (time.perf_counter() - start) / pulls
 
 
-def _best(measure: Callable[[], Awaitable[float]]) -> float:
+def _best(measure: Callable[[], Coroutine[Any, Any, float]]) -> float:
     return min(asyncio.run(measure()) for _ in range(5))
 
 
 def stream_costs(pulls: int = 100_000, closes: int = 500) -> str:
-    """Side by side in one process: a pull in a tight loop and in an agent's chat stream, and close() during a
-    pull on an idle loop and beside 50,000 idle tasks (the series requires a ratio of at most 2).
+    """A pull in a tight loop and in an agent chat stream; close() during a pull, idle loop vs 50,000 idle tasks.
+
+    Measured side by side in one process; the series requires the close() ratio to stay at most 2.
     """
     tight = _best(lambda: _per_pull(response_stream(pulls), pulls))
     chat = _best(lambda: _per_pull(agent_stream(pulls // 20), pulls // 20))
@@ -326,6 +329,6 @@ def serve() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["stream-costs"]:
-        print(stream_costs())
+        sys.stdout.write(stream_costs() + "\n")
     else:
         serve()
