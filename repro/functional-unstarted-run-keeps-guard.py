@@ -14,10 +14,12 @@ from agent_framework import workflow
 
 @workflow
 async def echo(message: str) -> str:
+    """Return the message."""
     return message
 
 
 def admitted(wf, message: str) -> bool:
+    """Whether the workflow admits a new streaming run."""
     try:
         wf.run(message, stream=True)
     except RuntimeError:
@@ -26,6 +28,7 @@ def admitted(wf, message: str) -> bool:
 
 
 async def main() -> int:
+    """Reproduce, print what was observed and expected, and return the exit status."""
     cancelled = echo.build()
 
     async def cancel_before_start() -> None:
@@ -41,8 +44,9 @@ async def main() -> int:
     gc.collect()  # the dropped stream, and the cancelled run's, are garbage now
 
     after_cancel, after_drop = admitted(cancelled, "second"), admitted(dropped, "second")
-    print(f"observed: next run admitted after a cancelled unstarted run: {after_cancel}; after a dropped one: {after_drop}")
-    print("expected: next run admitted after a cancelled unstarted run: True; after a dropped one: True")
+    observed = f"next run admitted after a cancelled unstarted run: {after_cancel}; after a dropped one: {after_drop}"
+    sys.stdout.write(f"observed: {observed}\n")
+    sys.stdout.write("expected: next run admitted after a cancelled unstarted run: True; after a dropped one: True\n")
     return 0 if after_cancel and after_drop else 1
 
 

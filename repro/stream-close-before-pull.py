@@ -12,10 +12,12 @@ from agent_framework import ResponseStream
 
 
 async def main() -> int:
+    """Reproduce, print what was observed and expected, and return the exit status."""
     cleaned: list[str] = []
     started: list[str] = []
 
     async def source():
+        """The stream's update source."""
         started.append("source started")
         yield 1
 
@@ -31,8 +33,9 @@ async def main() -> int:
 
     read_after_close = await asyncio.wait_for(read(), 5)
 
-    print(f"observed: wrapped stream hooks {cleaned}, source {started}, read after close {read_after_close}")
-    print("expected: wrapped stream hooks ['inner cleanup hook'], source [], read after close []")
+    observed = f"wrapped stream hooks {cleaned}, source {started}, read after close {read_after_close}"
+    sys.stdout.write(f"observed: {observed}\n")
+    sys.stdout.write("expected: wrapped stream hooks ['inner cleanup hook'], source [], read after close []\n")
     return 0 if (cleaned, started, read_after_close) == (["inner cleanup hook"], [], []) else 1
 
 

@@ -16,6 +16,7 @@ release = asyncio.Event()
 
 
 async def source():
+    """The stream's update source."""
     yield "first"
     parked.set()
     await release.wait()
@@ -23,6 +24,7 @@ async def source():
 
 
 async def main() -> int:
+    """Reproduce, print what was observed and expected, and return the exit status."""
     stream = ResponseStream(source())
 
     async def read() -> list[str]:
@@ -32,13 +34,14 @@ async def main() -> int:
     await asyncio.wait_for(parked.wait(), 5)
     try:
         await asyncio.wait_for(stream.close(), 5)
-    except Exception as exc:  # noqa: BLE001 - reported below
-        print(f"close() raised {exc!r}")
+        closed = "close() returned"
+    except Exception as exc:
+        closed = f"close() raised {exc!r}"
     release.set()
     done = await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), 5)
 
-    print(f"observed: the reader's loop ended with {done[0]!r}")
-    print("expected: the reader's loop ended with ['first']")
+    sys.stdout.write(f"observed: {closed}; the reader's loop ended with {done[0]!r}\n")
+    sys.stdout.write("expected: close() returned; the reader's loop ended with ['first']\n")
     return 0 if done[0] == ["first"] else 1
 
 

@@ -16,6 +16,7 @@ release = asyncio.Event()
 
 
 async def source():
+    """The stream's update source."""
     try:
         yield "first"
         parked.set()
@@ -26,6 +27,7 @@ async def source():
 
 
 async def main() -> int:
+    """Reproduce, print what was observed and expected, and return the exit status."""
     stream = ResponseStream(source(), cleanup_hooks=[lambda: events.append("cleanup hook")])
 
     async def read() -> list[str]:
@@ -36,14 +38,14 @@ async def main() -> int:
     try:
         await asyncio.wait_for(stream.close(), 5)
         closed = "close() returned"
-    except Exception as exc:  # noqa: BLE001 - what close() raises is what we report
+    except Exception as exc:
         closed = f"close() raised {exc!r}"
     seen_at_close = list(events)
     release.set()
     await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), 5)
 
-    print(f"observed: {closed}; when it returned: {seen_at_close}")
-    print("expected: close() returned; when it returned: ['source ended', 'cleanup hook']")
+    sys.stdout.write(f"observed: {closed}; when it returned: {seen_at_close}\n")
+    sys.stdout.write("expected: close() returned; when it returned: ['source ended', 'cleanup hook']\n")
     return 0 if seen_at_close == ["source ended", "cleanup hook"] else 1
 
 
