@@ -7,12 +7,13 @@ Needs only Python >= 3.10 and git.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
 import venv
 from pathlib import Path
+
+from scripts.series.common import sha256_of, venv_python  # standard library only, like this file
 
 ROOT = Path(__file__).resolve().parent
 TOOLS = ROOT / ".venv-tools"
@@ -22,12 +23,12 @@ STAMP = TOOLS / "pins.sha256"
 
 def tools_python() -> Path:
     """The interpreter of the tools venv."""
-    return TOOLS / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    return venv_python(TOOLS)
 
 
 def ensure_tools() -> None:
     """(Re)create the tools venv when it is missing or ``pins.txt`` changed since it was made."""
-    wanted = hashlib.sha256(PINS.read_bytes()).hexdigest()
+    wanted = sha256_of(PINS)
     if tools_python().exists() and STAMP.is_file() and STAMP.read_text() == wanted:
         return
     print("run.py: installing the pinned nox and uv into .venv-tools", file=sys.stderr)

@@ -7,25 +7,15 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.apply import PatchedCheckout, apply_to_checkout, default_branch_name, patched_copy
-from scripts.base import materialize_base
-from scripts.checkout import open_checkout
-from scripts.engine import SeriesConflict
-from scripts.errors import RunguardError
-from scripts.interrupts import interruptible
-from scripts.locations import patches_dir
-from scripts.report import format_table
-from scripts.series import read_series
-from scripts.wheel import series_manifest, wheel_manifest
-
-
-def prepare_base(version: str) -> tuple[Path, PatchedCheckout]:
-    """Materialize base ``version`` and the cached copy with the series applied; print the outcome table."""
-    series = read_series(patches_dir())
-    base = materialize_base(version)
-    patched = patched_copy(base, version, series)
-    print(format_table(f"agent-framework-core {version}", patched.results))
-    return base, patched
+from scripts.apply.copies import apply_to_checkout, default_branch_name, prepare_base
+from scripts.apply.engine import SeriesConflict
+from scripts.apply.report import format_table
+from scripts.apply.signals import interruptible
+from scripts.series.errors import RunguardError, error_line
+from scripts.series.listing import current_series
+from scripts.series.locations import patches_dir
+from scripts.ship.wheel import series_manifest, wheel_manifest
+from scripts.sources.checkout import open_checkout
 
 
 def _apply(arguments: argparse.Namespace) -> None:
@@ -37,7 +27,7 @@ def _apply(arguments: argparse.Namespace) -> None:
         print(f"patched checkout: {patched.path}")
         return
     checkout = open_checkout(Path(arguments.checkout))
-    series = read_series(patches_dir())
+    series = current_series()
     branch = arguments.branch or default_branch_name(series)
     results = apply_to_checkout(checkout, series, branch)
     print(format_table(str(checkout.root), results))
@@ -47,7 +37,7 @@ def _apply(arguments: argparse.Namespace) -> None:
 def _manifest(arguments: argparse.Namespace) -> None:
     manifest = wheel_manifest(Path(arguments.wheel))
     print(json.dumps(manifest, indent=2))
-    if manifest != series_manifest(str(manifest.get("base")), read_series(patches_dir())):
+    if manifest != series_manifest(str(manifest.get("base")), current_series()):
         raise RunguardError(f"{arguments.wheel} was built from another series than the one in {patches_dir()}")
     print(f"the manifest matches the series in {patches_dir()}")
 
@@ -76,12 +66,12 @@ def main(argv: list[str] | None = None) -> int:
             arguments.run(arguments)
     except SeriesConflict as conflict:
         print(format_table("series", conflict.results))
-        print(f"runguard: error: {conflict}; nothing was changed", file=sys.stderr)
+        print(error_line(f"{conflict}; nothing was changed"), file=sys.stderr)
         return 1
     except RunguardError as error:
-        print(f"runguard: error: {error}", file=sys.stderr)
+        print(error_line(error), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("runguard: error: interrupted; nothing was changed", file=sys.stderr)
+        print(error_line("interrupted; nothing was changed"), file=sys.stderr)
         return 130
     return 0

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from scripts.bench.venvs import FrameworkPair
-from scripts.errors import RunguardError
+from scripts.series.errors import RunguardError
 
 WORKLOADS_SCRIPT = Path(__file__).with_name("workloads.py")
 # Memory is flat when it grows by less than this per run, plus a fixed allowance for dict resizes and

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
+from scripts.apply.copies import prepare_base
 from scripts.bench.measure import Workload, growth, memory_points, ratio_summary, timed_pairs
 from scripts.bench.venvs import FrameworkPair, framework_venvs
-from scripts.cli import prepare_base
-from scripts.datafiles import write_data
-from scripts.errors import RunguardError
-from scripts.locations import patches_dir
-from scripts.series import read_bases
+from scripts.series.datafiles import write_data
+from scripts.series.errors import entry_point
+from scripts.series.listing import current_bases
 
 TIMED = (
     Workload("chain", "graph chain, {size:,} supersteps", 2_000, 200),
@@ -90,21 +88,15 @@ def _bench_base(pair: FrameworkPair, options: argparse.Namespace, version: str) 
     return rows
 
 
+@entry_point
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; failures print one ``runguard: error:`` line and return non-zero."""
     options = _parser().parse_args(argv)
     load_before = os.getloadavg()
-    try:
-        versions = [options.base] if options.base else read_bases(patches_dir())
-        rows: list[dict[str, Any]] = []
-        for version in versions:
-            base, patched = prepare_base(version)
-            rows += _bench_base(
-                framework_venvs(options.scratch / "venvs", version, base, patched.path), options, version
-            )
-    except RunguardError as error:
-        print(f"runguard: error: {error}", file=sys.stderr)
-        return 1
+    rows: list[dict[str, Any]] = []
+    for version in current_bases(options.base):
+        base, patched = prepare_base(version)
+        rows += _bench_base(framework_venvs(options.scratch / "venvs", version, base, patched.path), options, version)
     worst = max(row["ratio"] for row in rows if row["kind"] == "time")
     flat = all(row["flat"] for row in rows if row["kind"] == "memory")
     summary = f"Worst time ratio {worst:.3f} (goal: at most 1.01); memory " + (

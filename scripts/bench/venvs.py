@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.checkout import CORE_PACKAGE
-from scripts.errors import RunguardError
-from scripts.git import git_output
+from scripts.series.common import venv_python
+from scripts.series.errors import RunguardError
+from scripts.series.git import git_output
+from scripts.series.locations import CORE_PACKAGE
 
 PACKAGE = "agent-framework-core"
 READY = "ready"
@@ -41,14 +41,10 @@ def _run_uv(*args: str) -> str:
     return result.stdout
 
 
-def _interpreter(venv: Path) -> Path:
-    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
 def _build_venv(venv: Path, repo: Path, constraints: Path) -> Path:
     """A venv with ``repo``'s core package installed (not editable, bytecode compiled), deps as constrained."""
     _run_uv("venv", "--quiet", "--python", sys.executable, str(venv))
-    python = _interpreter(venv)
+    python = venv_python(venv)
     pins = ("--constraint", str(constraints)) if constraints.is_file() else ()
     _run_uv("pip", "install", "--quiet", "--compile-bytecode", "--python", str(python), *pins, str(repo / CORE_PACKAGE))
     return python
@@ -73,4 +69,4 @@ def framework_venvs(root: Path, version: str, base: Path, patched: Path) -> Fram
         constraints.write_text(frozen)
         _build_venv(home / "patched", patched, constraints)
         (home / READY).write_text("\n".join(commits) + "\n")
-    return FrameworkPair(*(_interpreter(home / name) for name in ("unpatched", "patched")))
+    return FrameworkPair(*(venv_python(home / name) for name in ("unpatched", "patched")))

@@ -9,6 +9,7 @@ from pathlib import Path
 from scripts.explore.driver import Explorer, FamilyResult, quiet, replay, write_results
 from scripts.explore.operations import Op, format_ops, parse_ops
 from scripts.explore.subjects import FAMILIES
+from scripts.series.errors import entry_point
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+@entry_point
 def main(argv: list[str] | None = None) -> int:
     """Explore (exit 1 on a violation of the patched series) or replay one schedule (exit 1 if it violates)."""
     options = _parser().parse_args(argv)

@@ -22,11 +22,11 @@ from typing import Any
 
 from opentelemetry import metrics
 
-from scripts.datafiles import produced_stamp
 from scripts.explore.invariants import Violation
 from scripts.explore.loop import PerturbingLoop
 from scripts.explore.operations import Op, Session, format_ops, generate
 from scripts.explore.subjects import build_subject
+from scripts.series.datafiles import produced_stamp
 
 MIN_OPS, MAX_OPS = 3, 14
 SHRINK_BUDGET = 150  # schedule runs spent shrinking one violation

@@ -17,9 +17,8 @@ import pytest
 from mkdocs.utils.meta import get_data
 from mkdocs.utils.yaml import yaml_load  # pyright: ignore[reportUnknownVariableType] (its IO argument)
 
-from scripts.locations import REPO_ROOT, patches_dir
-from scripts.patch_summary import summarize
-from scripts.series import read_series
+from scripts.series.listing import current_series
+from scripts.series.locations import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs"
 # Every known member of the bug class (issues 3 and 4, and those found while hunting): (family, member).
@@ -88,7 +87,7 @@ def test_every_nav_page_exists_and_is_built(site: Path) -> None:
 
 def test_every_patch_in_the_series_has_a_guide_entry(site: Path) -> None:
     guide = (site / "patches.html").read_text()
-    for patch in read_series(patches_dir()).patches:
+    for patch in current_series().patches:
         assert f'id="{patch.stem}"' in guide, f"the patch guide has no entry for {patch.name}"
 
 
@@ -101,8 +100,8 @@ def test_every_member_of_the_bug_class_has_a_page_in_the_nav() -> None:
 
 def test_every_regression_test_of_the_series_is_named_on_a_member_page() -> None:
     text = "\n".join((DOCS / page).read_text() for page in _member_pages().values())
-    for patch in read_series(patches_dir()).patches:
-        for test in summarize(patch).tests:
+    for patch in current_series().patches:
+        for test in patch.test_functions:
             assert test in text, f"{test} ({patch.name}) is on no member page"
 
 

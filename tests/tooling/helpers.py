@@ -86,19 +86,24 @@ class SeriesBuilder:
 
 def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Run ``python -m scripts`` from this repo with ``env`` added, to completion."""
-    with start_cli(*args, env=env) as process:
+    return run_module("scripts", *args, env=env)
+
+
+def run_module(module: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m MODULE`` from this repo with ``env`` added, to completion."""
+    with start_cli(*args, env=env, module=module) as process:
         stdout, stderr = process.communicate(timeout=TIMEOUT_SECONDS)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
-def start_cli(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
-    """Start ``python -m scripts`` from this repo with ``env`` added, its output captured."""
+def start_cli(*args: str, env: dict[str, str], module: str = "scripts") -> subprocess.Popen[str]:
+    """Start ``python -m scripts`` (or another module) from this repo with ``env`` added, its output captured."""
     # A child inherits an ignored SIGINT (pytest run as a background job) but not a handler: give the CLI
     # the SIGINT a user at a terminal has, which the interrupt tests send it.
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     return subprocess.Popen(
-        [sys.executable, "-m", "scripts", *args],
+        [sys.executable, "-m", module, *args],
         cwd=REPO_ROOT,
         env={**os.environ, **env},
         stdout=subprocess.PIPE,

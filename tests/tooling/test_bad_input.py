@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder, checkout_state, commit_all, git, run_cli, write_lines
+from tests.tooling.helpers import (
+    RUNNER_LINES,
+    SeriesBuilder,
+    checkout_state,
+    commit_all,
+    git,
+    run_cli,
+    run_module,
+    write_lines,
+)
 from tests.tooling.index_server import Index, serve_index
 
 
@@ -63,3 +72,22 @@ def test_unreachable_index(env: dict[str, str]) -> None:
     assert result.returncode == 1
     assert result.stderr.startswith("runguard: error: cannot read the package index http://127.0.0.1:9/simple/")
     assert result.stderr.count("\n") == 1
+
+
+def test_entry_points_report_one_line(tmp_path: Path, env: dict[str, str]) -> None:
+    """The browser check without chromium, and the benchmark on a base that is not on the index."""
+    no_chromium = {**env, "PATH": str(tmp_path)}
+    browser = run_module("scripts.site.browser_check", str(tmp_path), env=no_chromium)
+    assert_one_line_error(
+        browser.returncode,
+        browser.stderr,
+        "chromium not found; install it with `apt-get update && apt-get install -y chromium`",
+    )
+    with serve_index(Index(["9.9.9"])) as index:
+        bench = run_module(
+            "scripts.bench", "--scratch", str(tmp_path), "--base", "0.0.404", "--quick",
+            env={**env, "RUNGUARD_INDEX_URL": f"{index.url}/simple"},
+        )  # fmt: skip
+    assert bench.returncode == 1
+    assert bench.stderr.startswith("runguard: error: agent-framework-core 0.0.404 is not on PyPI")
+    assert bench.stderr.count("\n") == 1

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from scripts.base import ROOT_SETTINGS, materialize_base
-from scripts.cache import RECORD
-from scripts.errors import RunguardError
-from scripts.git import run_git
-from scripts.pypi import fetch_sdist
+from scripts.series.errors import RunguardError
+from scripts.series.git import run_git
+from scripts.sources.base import ROOT_SETTINGS, materialize_base
+from scripts.sources.cache import RECORD
+from scripts.sources.pypi import fetch_sdist
 from tests.tooling.helpers import git
 from tests.tooling.index_server import Index, serve_index
 

@@ -6,7 +6,14 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from scripts.differential import junit_outcomes, new_errors, pyright_errors, regressed_tests, select_upstream_tests
+from scripts.validate.differential import (
+    new_errors,
+    pyright_errors,
+    regressed_tests,
+    regression_report,
+    select_upstream_tests,
+)
+from scripts.validate.junit import junit_outcomes, selects
 
 JUNIT = """<testsuites><testsuite>
 <testcase classname="tests.workflow.test_a" name="test_ok"/>
@@ -68,3 +75,21 @@ def test_select_upstream_tests(tmp_path: Path) -> None:
         "tests/core/test_agents.py",
         "tests/core/test_types.py",
     ]
+
+
+def test_regression_report_counts_and_lists_regressions() -> None:
+    lines, regressed = regression_report("1.0", {"a": "passed", "b": "failed"}, {"a": "failed", "b": "failed"})
+    assert lines == [
+        "1.0: 1 of 2 passed before the series, 0 of 2 after",
+        "1.0: REGRESSION passed before, fails after: a",
+    ]
+    assert regressed
+
+
+def test_added_test_ids_select_their_junit_cases() -> None:
+    assert selects("tests/workflow/test_a.py", "tests.workflow.test_a::test_b")
+    assert selects("tests/workflow/test_a.py", "tests.workflow.test_a.TestC::test_d")
+    assert selects("tests/workflow/test_a.py::test_b", "tests.workflow.test_a::test_b[param]")
+    assert selects("tests/workflow/test_a.py::TestC::test_d", "tests.workflow.test_a.TestC::test_d")
+    assert not selects("tests/workflow/test_a.py::test_b", "tests.workflow.test_a::test_bc")
+    assert not selects("tests/workflow/test_a.py", "tests.workflow.test_ab::test_b")

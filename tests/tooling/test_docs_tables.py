@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.docs_tables import DataError, render_dataset
+from scripts.site.tables import DataError, render_dataset
 
 SERIES = "0123456789ab"
 STAMP = {"at": "2026-11-29T19:30:00+00:00", "on": "Linux x86_64", "series": SERIES, "command": "python3 run.py -s X"}
@@ -35,6 +35,13 @@ def test_rows_render_with_the_stamp_and_extra_fields_are_ignored(tmp_path: Path)
     assert "ignored" not in text
     assert "spread" not in text, "an optional column shows only when a row has it"
     assert "older series" not in text
+
+
+def test_the_timing_file_names_the_timing_session(tmp_path: Path) -> None:
+    assert "python3 run.py -s timing" in render_dataset("validation-timing", tmp_path, SERIES)
+    stale: dict[str, object] = {"produced": {**STAMP, "series": "ba9876543210"}, "rows": []}
+    text = render_dataset("validation-timing", _write(tmp_path, "validation-timing", stale), SERIES)
+    assert "Run `python3 run.py -s timing` again" in text
 
 
 def test_a_file_from_another_series_is_flagged_as_stale(tmp_path: Path) -> None:
@@ -74,9 +81,8 @@ def test_redgreen_renders_the_redgreen_sessions_evidence(tmp_path: Path) -> None
     proven = {"test": test, "red": {"ok": True, "detail": "lost the write"}, "green": {"ok": True, "detail": "passed"}}
     unproven = {**proven, "green": {"ok": False, "detail": "AssertionError"}}
     evidence: dict[str, object] = {
-        "produced_at": "2026-11-29T19:21:41+00:00",
+        "produced": STAMP,
         "python": "3.11.7",
-        "series_sha256": SERIES + "cdef",
         "ok": False,
         "patches": [
             {"base": "1.22.0", "patch": "0001-a.patch", "tests": [proven, unproven]},
@@ -84,7 +90,7 @@ def test_redgreen_renders_the_redgreen_sessions_evidence(tmp_path: Path) -> None
         ],
     }
     text = render_dataset("redgreen", _write(tmp_path, "redgreen", evidence), SERIES)
-    assert "Produced **2026-11-29T19:21:41+00:00** on Python 3.11.7" in text
+    assert "Produced **2026-11-29T19:30:00+00:00** on Linux x86_64" in text
     assert "older series" not in text
     assert "| 1.22.0 | `0001-a.patch` | `test_x::test_y` | lost the write | passed |" in text
     assert "| `test_x::test_y` | lost the write | **FAIL:** AssertionError |" in text

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts.checklist import Check, Item, render_checklist
-from scripts.errors import RunguardError
-from scripts.export import export_series
-from scripts.series import read_series
+from scripts.series.errors import RunguardError
+from scripts.series.listing import read_series
+from scripts.ship.checklist import Check, Item, render_checklist
+from scripts.ship.export import export_series
 from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder
 
 FIRST = ["changed 1", *RUNNER_LINES[1:]]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.base import materialize_base
-from scripts.errors import RunguardError
-from scripts.lock import LOCK_NAME, checkout_lock
+from scripts.apply.lock import LOCK_NAME, checkout_lock
+from scripts.series.errors import RunguardError
+from scripts.sources.base import materialize_base
 from tests.tooling.helpers import (
     RUNNER_LINES,
     TIMEOUT_SECONDS,

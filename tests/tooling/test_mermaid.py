@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.errors import RunguardError
-from scripts.locations import REPO_ROOT
-from scripts.mermaid import mermaid_bundle, npm_pin
+from scripts.series.errors import RunguardError
+from scripts.series.locations import REPO_ROOT
+from scripts.site.mermaid import mermaid_bundle, npm_pin
 
 # Stands in for npm: copies the tarball named by FAKE_TARBALL into --pack-destination.
 FAKE_NPM = """

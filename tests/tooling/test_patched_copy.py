@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.apply import patched_copy
-from scripts.engine import Outcome, SeriesConflict
-from scripts.series import read_series
+from scripts.apply.copies import patched_copy
+from scripts.apply.engine import Outcome, SeriesConflict
+from scripts.series.listing import read_series
 from tests.tooling.helpers import RUNNER_FILE, RUNNER_LINES, SeriesBuilder, commit_all, git, write_lines
 
 FIXED = [*RUNNER_LINES[:9], "fixed 10", *RUNNER_LINES[10:]]

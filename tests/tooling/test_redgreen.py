@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
-from scripts.apply import patched_copy
-from scripts.differential import JunitCase
-from scripts.prefixes import clone_prefixes
-from scripts.redgreen import format_proofs, green_verdict, prove_patch, read_report, red_verdict, write_evidence
-from scripts.series import read_series
+from scripts.apply.copies import patched_copy
+from scripts.series.listing import read_series
+from scripts.validate.junit import JunitCase, read_report
+from scripts.validate.prefixes import clone_prefixes
+from scripts.validate.redgreen import (
+    evidence,
+    format_proofs,
+    green_verdict,
+    prove_patch,
+    red_verdict,
+)
 from tests.tooling.helpers import REPO_ROOT, RUNNER_LINES, TIMEOUT_SECONDS, SeriesBuilder, git
 
 SAMPLE_TESTS = """
@@ -72,7 +78,7 @@ def sample_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, JunitCa
     (root / "tests" / "test_sample.py").write_text(SAMPLE_TESTS)
     (root / "tests" / "test_broken.py").write_text("import no_such_module\n")
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "scripts.pytest_exceptions",
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "scripts.validate.pytest_plugin",
          "--continue-on-collection-errors", "--junitxml=report.xml", "tests"],
         cwd=root, env={"PYTHONPATH": str(REPO_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True,
         check=False, timeout=TIMEOUT_SECONDS,
@@ -114,13 +120,10 @@ def test_proof_pairs_runs_and_fails_on_anything_missing(tmp_path: Path) -> None:
     assert "FAIL: not run" in table[2]
     assert "FAIL: no test ran" in table[3]
 
-    write_evidence(tmp_path / "redgreen.json", [proven, not_green], "abc", "3.11.7")
-    evidence = json.loads((tmp_path / "redgreen.json").read_text())
-    assert (evidence["series_sha256"], evidence["python"], evidence["bases"], evidence["ok"]) == (
-        "abc", "3.11.7", ["1.0"], False
-    )  # fmt: skip
-    assert "produced_at" in evidence
-    assert evidence["patches"][0]["tests"][0] == {
+    body = evidence([proven, not_green], "3.11.7")
+    assert (body["python"], body["bases"], body["ok"]) == ("3.11.7", ["1.0"], False)
+    patches = cast("list[dict[str, Any]]", body["patches"])
+    assert patches[0]["tests"][0] == {
         "test": "t::a", "red": {"ok": True, "detail": "x was lost"}, "green": {"ok": True, "detail": "passed"},
         "ok": True,
     }  # fmt: skip

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.errors import RunguardError
-from scripts.series import read_series
-from scripts.wheel import (
+from scripts.series.errors import RunguardError
+from scripts.series.listing import read_series
+from scripts.ship.wheel import (
     MANIFEST_NAME,
     add_manifest,
     local_version,

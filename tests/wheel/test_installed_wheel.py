@@ -12,7 +12,7 @@ from pathlib import Path
 import agent_framework
 import pytest
 
-from scripts.wheel import MANIFEST_NAME, wheel_manifest
+from scripts.ship.wheel import MANIFEST_NAME, wheel_manifest
 
 WHEEL = os.environ.get("RUNGUARD_WHEEL", "")
 pytestmark = pytest.mark.skipif(not WHEEL, reason="runs under `nox -s wheel`, which sets RUNGUARD_WHEEL")

@@ -1,0 +1,46 @@
+"""Data files for the documentation site: ``docs/data/<session>.json``, each stamped with when and on what it ran.
+
+Every file is one JSON object with a ``produced`` stamp (see :func:`produced_stamp`) next to the session's own
+keys. The shapes the site renders are described in ``docs/validation/data-formats.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+
+from scripts.series.git import run_git
+from scripts.series.listing import current_series
+from scripts.series.locations import REPO_ROOT, docs_data_dir
+
+
+def _runguard_revision() -> str:
+    """The commit of this repo, with ``+changes`` when the work tree differs from it."""
+    head = run_git("rev-parse", "--short=12", "HEAD", cwd=REPO_ROOT, check=False)
+    if head.returncode != 0:
+        return "unknown"
+    changed = run_git("status", "--porcelain", "--untracked-files=no", cwd=REPO_ROOT, check=False).stdout
+    return head.stdout.strip() + ("+changes" if changed.strip() else "")
+
+
+def produced_stamp(command: str) -> dict[str, str]:
+    """When, where, from which commit and series, and by which command a data file was produced."""
+    return {
+        "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "on": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} CPUs",
+        "runguard": _runguard_revision(),
+        "series": current_series().short_digest(),
+        "command": command,
+    }
+
+
+def write_data(name: str, command: str, body: Mapping[str, object]) -> Path:
+    """Write ``docs/data/<name>.json``: the stamp and ``body``."""
+    path = docs_data_dir() / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"produced": produced_stamp(command), **body}, indent=2) + "\n")
+    return path

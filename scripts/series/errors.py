@@ -1,0 +1,33 @@
+"""The one exception type the tooling raises for bad input or a failed step, and its one-line form."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import ParamSpec
+
+P = ParamSpec("P")
+
+
+class RunguardError(Exception):
+    """A failure reported to the user as a single line: ``runguard: error: <message>``."""
+
+
+def error_line(error: BaseException | str) -> str:
+    """How every RunguardError reaches the user, in a session or a command: ``runguard: error: <message>``."""
+    return f"runguard: error: {error}"
+
+
+def entry_point(main: Callable[P, int]) -> Callable[P, int]:
+    """The error boundary of a ``python -m`` entry point: a RunguardError prints one line and returns 1."""
+
+    @wraps(main)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> int:
+        try:
+            return main(*args, **kwargs)
+        except RunguardError as error:
+            print(error_line(error), file=sys.stderr)  # noqa: T201 (the one line is the interface)
+            return 1
+
+    return guarded

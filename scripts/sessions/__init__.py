@@ -1,0 +1,5 @@
+"""The nox sessions, one function each, grouped by the layer they drive; ``noxfile.py`` declares them.
+
+``glue`` is what every session shares (options, the error boundary, installs, the one pytest helper, patched
+bases); ``applying`` applies the series, ``validation`` proves it, ``shipping`` ships it, ``site`` builds the docs.
+"""

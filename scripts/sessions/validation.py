@@ -1,0 +1,216 @@
+"""The sessions that prove the series: tests, upstream's tests, lint, typecheck, red/green, the explorer."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+import nox
+
+from scripts.apply.copies import patched_copy
+from scripts.series.datafiles import write_data
+from scripts.series.git import git_output
+from scripts.series.listing import current_series
+from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
+from scripts.sessions.glue import (
+    DOCS_TOOLS,
+    NO_BYTECODE,
+    TEST_TOOLS,
+    UPSTREAM_TEST_DEPS,
+    install,
+    install_core,
+    options,
+    patched_bases,
+    run_pytest,
+    scratch,
+    test_root,
+)
+from scripts.sources.checkout import open_checkout, snapshot_checkout
+from scripts.validate.differential import new_errors, pyright_errors, regression_report, select_upstream_tests
+from scripts.validate.junit import JunitCase, outcomes
+from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
+from scripts.validate.pyright_cache import load_errors, store_errors
+from scripts.validate.redgreen import PatchProof, evidence, format_proofs, prove_patch
+
+INSTALLED = "import importlib.metadata as m; print(*sorted(f'{d.name}=={d.version}' for d in m.distributions()))"
+
+
+STRESS_RECORD = REPO_ROOT / "docs" / "data" / "stress.json"
+
+
+def tests(session: nox.Session) -> None:
+    """Tooling tests once (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
+    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, "nox")  # nox: the tests of the sessions' glue
+    bases = list(patched_bases(session))
+    install_core(session, bases[0][2].path)
+    run_pytest(session, "tooling", "tests/tooling")
+    scenarios = sorted((REPO_ROOT / "tests" / "scenarios").rglob("test_*.py"))
+    for index, (version, _, patched) in enumerate(bases):
+        if index:  # the first base's core is installed already
+            install_core(session, patched.path)
+        added = patched.added_tests()
+        if added:
+            run_pytest(session, f"{version}-added", *added, cwd=test_root(session, patched.path, f"added-{version}"))
+        else:
+            session.log(f"{version}: the series adds no test under {CORE_PACKAGE}/tests; nothing to run there")
+        if scenarios:
+            run_pytest(session, f"{version}-scenarios", "tests/scenarios", env={"RUNGUARD_BASE": version})
+        else:
+            session.log(f"{version}: tests/scenarios has no test files yet; nothing to run there")
+
+
+def _upstream_outcomes(session: nox.Session, package_repo: Path, tests_repo: Path, name: str) -> dict[str, str]:
+    install_core(session, package_repo)
+    root = test_root(session, tests_repo, name)
+    selection = select_upstream_tests(root)
+    if not selection:
+        session.error(f"{tests_repo} has no workflow, agent or ResponseStream tests under {CORE_PACKAGE}/tests")
+    cases = run_pytest(session, name, "-q", "--continue-on-collection-errors", *selection, cwd=root, must_pass=False)
+    return outcomes(cases)
+
+
+def _regressed(session: nox.Session, label: str, before: dict[str, str], after: dict[str, str]) -> bool:
+    lines, regressed = regression_report(label, before, after)
+    for line in lines:
+        session.log(line)
+    return regressed
+
+
+def upstream(session: nox.Session) -> None:
+    """Upstream's workflow/agent tests before vs after the series: `-- --checkout PATH` or `-- --tests-from PATH`."""
+    given = options(session)
+    if not (given.checkout or given.tests_from):
+        session.skip("no checkout given: pass `-- --checkout PATH` or `-- --tests-from PATH`; nothing was tested")
+    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS)
+    failed = False
+    if given.checkout:
+        checkout = open_checkout(Path(given.checkout))
+        snapshot = snapshot_checkout(checkout)
+        patched = patched_copy(snapshot, checkout.label, current_series())
+        before = _upstream_outcomes(session, snapshot, snapshot, "checkout-before")
+        after = _upstream_outcomes(session, patched.path, patched.path, "checkout-after")
+        failed = _regressed(session, str(checkout.root), before, after)
+    if given.tests_from:
+        tests_repo = snapshot_checkout(open_checkout(Path(given.tests_from)))
+        for version, base, patched in patched_bases(session):
+            before = _upstream_outcomes(session, base, tests_repo, f"{version}-before")
+            after = _upstream_outcomes(session, patched.path, tests_repo, f"{version}-after")
+            failed = _regressed(session, version, before, after) or failed
+    if failed:
+        session.error("the series breaks upstream tests that passed without it (listed above)")
+
+
+def lint(session: nox.Session) -> None:
+    """Ruff with upstream's settings on the files the series touches, and with this repo's settings here."""
+    install(session, "ruff")
+    session.run("ruff", "check", "--no-cache", ".")
+    session.run("ruff", "format", "--no-cache", "--check", ".")
+    for version, _, patched in patched_bases(session):
+        touched = patched.touched_python_files()
+        if not touched:
+            session.log(f"{version}: the series touches no Python file; nothing to lint with upstream's settings")
+            continue
+        with session.chdir(patched.path):
+            session.run("ruff", "check", "--no-cache", *touched)
+            session.run("ruff", "format", "--no-cache", "--check", *touched)
+
+
+def _pyright_errors(session: nox.Session, repo: Path, environment: str) -> Counter[str]:
+    """Pyright's errors on a checkout's core package, reused while the tree and the environment are unchanged."""
+    cached = load_errors(repo, environment)
+    if cached is not None:
+        session.log(f"{repo.name}: unchanged since pyright last checked it; reusing its {sum(cached.values())} errors")
+        return cached
+    core = repo / CORE_PACKAGE
+    with session.chdir(core):
+        output = session.run("pyright", "--outputjson", silent=True, success_codes=[0, 1], stderr=None)
+    errors = pyright_errors(str(output), core)
+    store_errors(repo, environment, errors)
+    return errors
+
+
+def typecheck(session: nox.Session) -> None:
+    """Pyright strict on this repo; on each base, pyright errors the series adds to the core package."""
+    install(session, "pyright[nodejs]", "nox", *TEST_TOOLS, *DOCS_TOOLS)
+    bases = list(patched_bases(session))
+    install_core(session, bases[0][2].path)  # the scenario and wheel tests import agent_framework
+    session.run("pyright")
+    for version, base, patched in bases:
+        if not patched.touched_python_files():
+            session.log(f"{version}: the series touches no Python file; no pyright difference to check")
+            continue
+        install_core(session, patched.path)
+        # What pyright's results depend on besides the checked tree: installed versions, the installed core.
+        installed = session.run("python", "-c", INSTALLED, silent=True)
+        environment = f"{installed}\n{git_output('rev-parse', 'HEAD', cwd=patched.path)}"
+        added = new_errors(
+            _pyright_errors(session, base, environment), _pyright_errors(session, patched.path, environment)
+        )
+        for error in added:
+            session.log(f"{version}: NEW pyright error: {error}")
+        if added:
+            session.error(f"{version}: the series adds {len(added)} pyright error(s) with upstream's settings")
+        session.log(f"{version}: the series adds no pyright error with upstream's strict settings")
+
+
+def _prove(session: nox.Session, version: str, repo: Path, step: PatchStep) -> PatchProof:
+    """Run the patch's tests, taken from its own tree, on the prefix without it (red) and with it (green)."""
+    if not step.added_tests:
+        return PatchProof(version, step.name, [])
+    check_out(repo, step.commit)
+    root = test_root(session, repo, f"redgreen-{version}-{step.name}")
+    arguments = ("--tb=short", "--continue-on-collection-errors", "-p", "scripts.validate.pytest_plugin")
+    runs: list[dict[str, JunitCase]] = []
+    for color, commit in (("red", step.parent), ("green", step.commit)):
+        check_out(repo, commit)
+        label = f"redgreen-{version}-{step.name}-{color}"
+        env = {"PYTHONPATH": str(REPO_ROOT)}
+        runs.append(run_pytest(session, label, *arguments, *step.added_tests, cwd=root, env=env, must_pass=False))
+    return prove_patch(version, step.name, *runs)
+
+
+def redgreen(session: nox.Session) -> None:
+    """Per base and patch: its added tests fail by an assertion on the series prefix without it, then pass."""
+    install(session, *TEST_TOOLS)
+    proofs: list[PatchProof] = []
+    for version, _, patched in patched_bases(session):
+        repo = scratch(session) / f"prefixes-{version}"
+        steps = clone_prefixes(patched, repo)
+        install(session, "--editable", str(repo / CORE_PACKAGE))  # then each `git checkout` switches the package
+        proofs += [_prove(session, version, repo, step) for step in steps]
+    python = str(session.run("python", "-c", "import platform; print(platform.python_version())", silent=True))
+    path = write_data("redgreen", "python3 run.py -s redgreen", evidence(proofs, python.strip()))
+    print(format_proofs(proofs))  # noqa: T201 (the session's report)
+    session.log(f"results written to {path.relative_to(REPO_ROOT)}")
+    failed = sorted({f"{proof.base} {proof.patch}" for proof in proofs if not proof.ok})
+    if failed:
+        session.error(f"not red by an assertion, then green: {', '.join(failed)}")
+
+
+def stress(session: nox.Session) -> None:
+    """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
+    parser = argparse.ArgumentParser(prog="nox -s stress --")
+    parser.add_argument("--base", help="explore this released version only")
+    parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
+    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD.name}")
+    given, explorer_args = parser.parse_known_args(session.posargs)
+    variant = "unpatched" if given.unpatched else "patched"
+    series = "" if given.unpatched else current_series().short_digest()
+    failed: list[str] = []
+    for version, base, patched in patched_bases(session, given.base or ""):
+        install_core(session, base if given.unpatched else patched.path)
+        replay = f"python3 run.py -s stress -- --base {version}" + (" --unpatched" if given.unpatched else "")
+        results = scratch(session) / f"stress-{version}-{variant}.json"
+        results.unlink(missing_ok=True)
+        record = ["--json", str(STRESS_RECORD)] if given.record else []
+        session.run(
+            "python", "-m", "scripts.explore", "--base", version, "--variant", variant, "--series", series,
+            "--replay-command", replay, "--json", str(results), *record, *explorer_args,
+            env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0] if "--replay" in explorer_args else [0, 1],
+        )  # fmt: skip
+        if results.is_file() and any(row["violating_schedules"] for row in json.loads(results.read_text())["rows"]):
+            failed.append(version)
+    if failed and not given.unpatched:
+        session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")

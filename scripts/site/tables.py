@@ -1,0 +1,215 @@
+"""Render the data files in ``docs/data`` as markdown: a stamp line, then a table (or a note that it is missing).
+
+The shapes are described for the sessions that write them in ``docs/validation/data-formats.md``. Keys not
+named here are ignored, so producers may add fields freely.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from scripts.series.common import markdown_table, short_test_name
+from scripts.series.errors import RunguardError
+
+Row = Mapping[str, Any]
+
+
+class DataError(RunguardError):
+    """A data file exists but does not have the shape the site renders."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: the row key it shows and its header; optional columns appear only when some row has them."""
+
+    key: str
+    header: str
+    required: bool = True
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _rows(data: Mapping[str, Any], name: str) -> list[Row]:
+    return _objects(data, "rows", f"{name}.json")
+
+
+def _require(row: Row, keys: Sequence[str], where: str) -> None:
+    missing = [key for key in keys if key not in row]
+    if missing:
+        raise DataError(f"{where} has no {', '.join(repr(key) for key in missing)}")
+
+
+def flat_table(*columns: Column) -> Callable[[Mapping[str, Any], str], list[str]]:
+    """A renderer that shows one table row per data row."""
+
+    def render(data: Mapping[str, Any], name: str) -> list[str]:
+        rows = _rows(data, name)
+        for number, row in enumerate(rows):
+            _require(row, [column.key for column in columns if column.required], f"{name}.json rows[{number}]")
+        shown = [column for column in columns if column.required or any(column.key in row for row in rows)]
+        body = [[_cell(row.get(column.key)) for column in shown] for row in rows]
+        return markdown_table([column.header for column in shown], body)
+
+    return render
+
+
+def applicability_matrix(data: Mapping[str, Any], name: str) -> list[str]:
+    """One row per patch in series order, one column per target; details of unusual outcomes below."""
+    patches = cast("list[Row]", data.get("patches", []))
+    rows = _rows(data, name)
+    for number, row in enumerate(rows):
+        _require(row, ["target", "patch", "outcome"], f"{name}.json rows[{number}]")
+    for number, patch in enumerate(patches):
+        _require(patch, ["name", "upstream_status"], f"{name}.json patches[{number}]")
+    targets = list(dict.fromkeys(str(row["target"]) for row in rows))
+    cells = {(str(row["target"]), str(row["patch"])): row for row in rows}
+    body = [
+        [f"`{patch['name']}`", _cell(patch["upstream_status"])]
+        + [
+            _cell(cells[target, patch["name"]]["outcome"]) if (target, patch["name"]) in cells else "-"
+            for target in targets
+        ]
+        for patch in patches
+    ]
+    notes = [f"- {row['target']}, `{row['patch']}`: {_cell(row['detail'])}" for row in rows if row.get("detail")]
+    return markdown_table(["patch", "upstream status", *targets], body) + (["", *notes] if notes else [])
+
+
+def _objects(data: Mapping[str, Any], key: str, where: str) -> list[Row]:
+    items = data.get(key)
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in cast("list[object]", items)):
+        raise DataError(f"{where}: {key!r} must be a list of objects")
+    return cast("list[Row]", items)
+
+
+def _verdict(verdict: object) -> str:
+    """A red or green verdict, ``{"ok": bool, "detail": str}``; one that did not hold is marked FAIL."""
+    outcome: Row = cast("Row", verdict) if isinstance(verdict, dict) else {}
+    return ("" if outcome.get("ok") else "**FAIL:** ") + _cell(outcome.get("detail", verdict))
+
+
+def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
+    """One row per base, patch and test, as the redgreen session writes them (tests nested in ``patches``)."""
+    body: list[list[str]] = []
+    for number, proof in enumerate(_objects(data, "patches", f"{name}.json")):
+        where = f"{name}.json patches[{number}]"
+        _require(proof, ["base", "patch"], where)
+        tests = _objects(proof, "tests", where)
+        first = [_cell(proof["base"]), f"`{proof['patch']}`"]
+        body += [] if tests else [[*first, "-", "**FAIL:** no test ran", "-"]]
+        for index, test in enumerate(tests):
+            _require(test, ["test", "red", "green"], f"{where}.tests[{index}]")
+            body.append([*first, f"`{short_test_name(str(test['test']))}`", _verdict(test["red"]), _verdict(test["green"])])
+    summary = ["**Every test failed without its patch and passed with it.**", ""] if data.get("ok") is True else []
+    return summary + markdown_table(["base", "patch", "test", "without the patch (red)", "with the patch (green)"], body)
+
+
+_stress_runs = flat_table(
+    Column("base", "base"),
+    Column("variant", "series"),
+    Column("family", "scenario family"),
+    Column("schedules", "schedules"),
+    Column("violating_schedules", "violating schedules"),
+    Column("seconds", "seconds", required=False),
+    Column("date", "date", required=False),
+)
+
+
+def stress_tables(data: Mapping[str, Any], name: str) -> list[str]:
+    """The explorer's runs, then for each run that found violations how many schedules each member took."""
+    rows = _rows(data, name)
+    found = [
+        [_cell(row["base"]), _cell(row["variant"]), _cell(row["family"]), _cell(member), _cell(schedules)]
+        for row in rows
+        for member, schedules in sorted(cast("Row", row.get("members_found_after", {})).items())
+    ]
+    headers = ["base", "series", "scenario family", "member", "found after (schedules)"]
+    return _stress_runs(data, name) + (["", *markdown_table(headers, found)] if found else [])
+
+
+RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
+    "applicability": applicability_matrix,
+    "redgreen": redgreen_table,
+    "stress": stress_tables,
+    "bench": flat_table(
+        Column("base", "base"),
+        Column("benchmark", "benchmark"),
+        Column("ratio", "patched / unpatched"),
+        Column("spread", "spread (±)", required=False),
+    ),
+    "validation-timing": flat_table(
+        Column("run", "run"),
+        Column("seconds", "seconds"),
+        Column("goal_seconds", "goal (seconds)"),
+        Column("meets_goal", "meets the goal"),
+    ),
+}
+
+
+# The session that writes a data file, where its name differs from the file's.
+SESSION_OF = {"validation-timing": "timing"}
+
+
+def _session(name: str) -> str:
+    return SESSION_OF.get(name, name)
+
+
+def _produced(data: Mapping[str, Any], name: str) -> Row:
+    """The ``produced`` stamp every data file carries."""
+    produced = data.get("produced")
+    if not isinstance(produced, dict):
+        raise DataError(f"{name}.json: 'produced' must be an object")
+    stamp = cast("Row", produced)
+    _require(stamp, ["at", "on"], f"{name}.json 'produced'")
+    return stamp
+
+
+def _stamp(stamp: Row, name: str, series: str) -> list[str]:
+    facts = [f"Produced **{stamp['at']}** on {stamp['on']}"]
+    labels = (("command", "by"), ("runguard", "from runguard"), ("series", "with series"))
+    facts += [f"{label} `{stamp[key]}`" for key, label in labels if key in stamp]
+    lines = [", ".join(facts) + "."]
+    if stamp.get("series") not in (None, series):
+        lines += [
+            "",
+            '!!! warning "Produced with an older series"',
+            f"    The series is now `{series}`. Run `python3 run.py -s {_session(name)}` again to refresh these results.",
+        ]
+    return lines
+
+
+def render_dataset(name: str, data_dir: Path, series: str) -> str:
+    """The markdown for ``data_dir/<name>.json``; ``series`` is the current series hash (12 hex digits)."""
+    if name not in RENDERERS:
+        raise DataError(f"no renderer for data file {name!r}; known: {', '.join(RENDERERS)}")
+    path = data_dir / f"{name}.json"
+    if not path.is_file():
+        return "\n".join([
+            '!!! note "Not yet produced"',
+            f"    `docs/data/{name}.json` does not exist yet. Run `python3 run.py -s {_session(name)}` to produce it;",
+            "    the site renders it at its next build.",
+        ])  # fmt: skip
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as error:
+        raise DataError(f"{path}: not valid JSON ({error})") from error
+    if not isinstance(data, dict):
+        raise DataError(f"{path}: expected a JSON object")
+    body = cast("dict[str, Any]", data)
+    summary = [str(body["summary"]), ""] if isinstance(body.get("summary"), str) else []
+    lines = [*_stamp(_produced(body, name), name, series), "", *summary, *RENDERERS[name](body, name)]
+    return "\n".join(lines)

@@ -1,0 +1,7 @@
+"""Read-only checks that prove the series, one module per check.
+
+``redgreen`` judges each patch's tests on the series ``prefixes``; ``junit`` reads pytest's reports and
+``pytest_plugin`` records each failure's exception in them; ``differential`` compares upstream's tests and pyright
+before and after the series (``pyright_cache`` keeps pyright's results); ``applicability`` tabulates the outcomes
+per base; ``timing`` measures the validation itself.
+"""

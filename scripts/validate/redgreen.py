@@ -1,0 +1,125 @@
+"""Judge each patch's tests: red on the prefix without the patch, by an assertion, and green with it.
+
+A test is red for the right reason only when its call raised ``AssertionError`` (recorded by
+:mod:`scripts.validate.pytest_plugin`): an import error, a missing fixture, a timeout or any other exception
+means the test does not show the bug it names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from scripts.series.common import aligned_table, short_test_name
+from scripts.validate.junit import EXCEPTION, EXCEPTION_MESSAGE, JunitCase
+
+ASSERTION = "AssertionError"
+CELL_WIDTH = 100
+NOT_RUN = JunitCase("not run", "missing from this run's junit report", {})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One half of a proof: whether it holds and what happened, in one line."""
+
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class TestProof:
+    """A test added by a patch, run on the prefix without the patch (red) and with it (green)."""
+
+    test: str
+    red: Verdict
+    green: Verdict
+
+    @property
+    def ok(self) -> bool:
+        """Red for the right reason, then green."""
+        return self.red.ok and self.green.ok
+
+
+@dataclass(frozen=True)
+class PatchProof:
+    """The red/green runs of one patch's tests on one base."""
+
+    base: str
+    patch: str
+    tests: list[TestProof]
+
+    @property
+    def ok(self) -> bool:
+        """Every added test proves the patch; a patch that adds no test proves nothing."""
+        return bool(self.tests) and all(test.ok for test in self.tests)
+
+
+def _one_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _what_happened(case: JunitCase) -> str:
+    if case.outcome == "failed" and EXCEPTION in case.properties:
+        message = case.properties.get(EXCEPTION_MESSAGE, "")
+        return f"{case.properties[EXCEPTION]}: {message}" if message else case.properties[EXCEPTION]
+    return f"{case.outcome}: {_one_line(case.message)}" if case.message else case.outcome
+
+
+def red_verdict(case: JunitCase) -> Verdict:
+    """Red for the right reason: the test failed with an assertion; the detail is the assertion's first line."""
+    if case.outcome == "failed" and case.properties.get(EXCEPTION) == ASSERTION:
+        return Verdict(ok=True, detail=case.properties.get(EXCEPTION_MESSAGE) or "assert (no message)")
+    if case.outcome == "passed":
+        return Verdict(ok=False, detail="passes without the patch")
+    return Verdict(ok=False, detail=f"not an assertion: {_what_happened(case)}")
+
+
+def green_verdict(case: JunitCase) -> Verdict:
+    """Green: the test passed with the patch."""
+    return Verdict(ok=True, detail="passed") if case.outcome == "passed" else Verdict(False, _what_happened(case))
+
+
+def prove_patch(base: str, patch: str, red: dict[str, JunitCase], green: dict[str, JunitCase]) -> PatchProof:
+    """Pair each test of the red and the green report (a test missing from a report did not run)."""
+    tests = sorted(red.keys() | green.keys())
+    proofs = [
+        TestProof(test, red_verdict(red.get(test, NOT_RUN)), green_verdict(green.get(test, NOT_RUN))) for test in tests
+    ]
+    return PatchProof(base, patch, proofs)
+
+
+def _cell(verdict: Verdict) -> str:
+    """A verdict as a table cell: failures marked, long details cut (the JSON evidence keeps them whole)."""
+    text = ("" if verdict.ok else "FAIL: ") + verdict.detail
+    return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 3] + "..."
+
+
+def format_proofs(proofs: list[PatchProof]) -> str:
+    """A plain-text table: one row per base, patch and test, with the red reason and the green outcome."""
+    rows = [("base", "patch", "test", "red (without the patch)", "green (with it)")]
+    for proof in proofs:
+        if not proof.tests:
+            rows.append(
+                (proof.base, proof.patch, "-", "FAIL: no test ran (the patch adds none, or none collected)", "-")
+            )
+        for test in proof.tests:
+            rows.append((proof.base, proof.patch, short_test_name(test.test), _cell(test.red), _cell(test.green)))
+    return "\n".join(aligned_table(rows))
+
+
+def evidence(proofs: list[PatchProof], python_version: str) -> dict[str, object]:
+    """The body of ``docs/data/redgreen.json``: the proofs, the bases and the Python the tests ran on."""
+    return {
+        "python": python_version,
+        "bases": list(dict.fromkeys(proof.base for proof in proofs)),
+        "ok": all(proof.ok for proof in proofs),
+        "patches": [
+            {
+                "base": proof.base,
+                "patch": proof.patch,
+                "ok": proof.ok,
+                "tests": [{**asdict(test), "ok": test.ok} for test in proof.tests],
+            }
+            for proof in proofs
+        ],
+    }
