@@ -27,6 +27,7 @@ TIMED = (
     Workload("response_stream", "ResponseStream, {size:,} updates, cleanup hooks", 200_000, 20_000),
     Workload("functional_runs", "{size:,} sequential FunctionalWorkflow runs", 2_000, 200),
     Workload("graph_runs", "{size:,} sequential graph runs", 1_000, 100),
+    Workload("agent_stream", "agent chat stream, {size:,} updates, a JSON chunk each", 10_000, 1_000),
 )
 MEMORY = (
     Workload("graph_memory", "memory, {size:,} sequential graph runs", 10_000, 1_000),

@@ -103,11 +103,13 @@ async def test_failed_run_that_unwinds_late_leaves_the_next_runs_guard_alone() -
     first = wf.run("first", stream=True).with_update_gate(block).with_cleanup_hook(slow_cleanup)
     reader = asyncio.ensure_future(drain(first))
     await asyncio.wait_for(parked.wait(), TIMEOUT)
-    second = admitted(wf, "second")
+    # The clean-up hooks run before the failed run is closed: it has not ended yet.
+    assert admitted(wf, "second") is None, "a run was admitted while the failed run was still suspended"
     resume.set()
     await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
+    second = admitted(wf, "second")
 
-    assert second is not None
+    assert second is not None, "the guard was still held after the failed run had ended"
     assert admitted(wf, "third") is None, "the first run's late end released the second run's guard"
     assert outputs(await asyncio.wait_for(drain(second), TIMEOUT)) == ["second"]
     assert isinstance(reader.exception(), ValueError)
