@@ -130,7 +130,8 @@ class Patch:
         text = dict(self.pr_sections).get(heading, "")
         if not text:
             where = self.pr_file.relative_to(self.path.parent.parent)
-            raise RunguardError(f"{self.name}: {where} needs a non-empty '## {heading}' section")
+            problem = "needs a non-empty" if self.pr_sections else "does not exist; it needs a"
+            raise RunguardError(f"{self.name}: {where} {problem} '## {heading}' section")
         return text
 
     @property

@@ -46,11 +46,13 @@ class ReproRun:
         return f"{self.slug} {got} on {self.base} {self.variant}, must {must}"
 
 
-def run_reproduction(python: str, script: Path, base: str, variant: str, cwd: Path) -> ReproRun:
-    """Run ``script`` with ``python`` in ``cwd`` (away from any source tree), bounded by :data:`TIMEOUT_SECONDS`."""
+def run_reproduction(  # noqa: PLR0913 (what runs, where, and the bound)
+    python: str, script: Path, base: str, variant: str, cwd: Path, *, timeout: float = TIMEOUT_SECONDS
+) -> ReproRun:
+    """Run ``script`` with ``python`` in ``cwd`` (away from any source tree), bounded by ``timeout`` seconds."""
     try:
         done = subprocess.run(
-            [python, str(script)], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False,
+            [python, str(script)], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
             env={**os.environ, **NO_BYTECODE},
         )  # fmt: skip
         code: int | None = done.returncode
