@@ -44,8 +44,8 @@ def mypy_run(session: nox.Session, repo: Path, tests: list[str], cache: str) -> 
     if not files:
         return Counter()
     config, _ = _configs(session)
+    arguments = mypy_arguments(config, scratch(session) / f"mypy-{cache}", files)  # before chdir: scratch is relative
     with session.chdir(repo / WORKSPACE):
-        arguments = mypy_arguments(config, scratch(session) / f"mypy-{cache}", files)
         output = session.run("mypy", *arguments, silent=True, success_codes=[0, 1])
     return mypy_findings(str(output))
 
