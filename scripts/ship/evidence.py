@@ -12,6 +12,7 @@ from scripts.series.listing import Series
 from scripts.series.patch import Patch
 from scripts.ship.checklist import Check, Item
 from scripts.ship.wheel import local_version, series_manifest, wheel_manifest
+from scripts.validate.gate import present
 from scripts.validate.junit import selects
 
 NOT_RUN = [
@@ -49,7 +50,7 @@ def new_test_check(version: str, patch: Patch, outcomes: dict[str, str]) -> Chec
 
 def ruff_check(ruff: Path, patched_repo: Path, version: str, patch: Patch) -> Check:
     """``ruff check`` and ``ruff format --check`` with upstream's settings on the Python files the patch changes."""
-    files = [change.path for change in patch.changes if change.path.endswith(".py")]
+    files = present(patched_repo, [change.path for change in patch.changes if change.path.endswith(".py")])
     if not files:
         return Check(Item.GUIDELINES, f"ruff on {version}: the patch changes no Python file", True)
     commands = (["check", "--no-cache", "--quiet"], ["format", "--no-cache", "--check", "--quiet"])

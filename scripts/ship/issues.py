@@ -40,8 +40,8 @@ def _reproduction(repro: Reproduction, bases: list[str], record: ReproRecord | N
         first.expected,
         "```",
         "",
-        f"Verified by runguard's `repro` session: it reproduces (exit 1) on {', '.join(r.base for r in unpatched)}"
-        " and exits 0 with the proposed fix applied.",
+        f"Checked: the script exits 1 with agent-framework-core {' and '.join(r.base for r in unpatched)} as"
+        " released, and 0 with the proposed fix applied.",
     ]
 
 

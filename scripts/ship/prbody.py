@@ -23,14 +23,16 @@ def _files(changes: list[FileChange]) -> str:
 
 
 def _item(question: str, text: str) -> str:
-    """A list item whose answer may have several paragraphs: they are indented under it."""
-    return f"- **{question}** " + text.strip().replace("\n", "\n  ")
+    """A list item whose answer may have several paragraphs or a list: they are indented under it."""
+    indented = text.strip().replace("\n", "\n  ")
+    return f"- **{question}**\n\n  {indented}" if text.lstrip().startswith("- ") else f"- **{question}** {indented}"
 
 
 def _description(patch: Patch) -> list[str]:
     sources = [change for change in patch.changes if not change.is_test]
     tests = [change for change in patch.changes if change.is_test]
-    changes = "\n\n".join([*patch.paragraphs, f"Source: {_files(sources)}. Tests: {_files(tests)}."])
+    paragraphs = [" ".join(paragraph.split()) for paragraph in patch.paragraphs]  # git's wrapping undone
+    changes = "\n\n".join([*paragraphs, f"Source: {_files(sources)}. Tests: {_files(tests)}."])
     return [
         _item("What are the major changes?", changes),
         _item("What is the impact of these changes?", patch.pr_section(IMPACT)),
@@ -57,15 +59,14 @@ def _related(patch: Patch, drafts: dict[str, str]) -> str:
 
 
 def _ai_assistance(checks: list[Check]) -> str:
-    verified = passed_checks(checks)
-    ran = "; ".join(verified) if verified else "nothing yet: run `python3 run.py -s export` after the checks"
+    verified = len(passed_checks(checks))
+    ran = f"the {verified} checks marked passed in the checklist below" if verified else "nothing yet"
     return "\n".join([
         "- [ ] No material AI assistance was used.",
         "- [x] This is an AI-assisted contribution.",
         "",
         "AI assistance details: the fix, its regression tests, the issue reproductions and this description were"
-        " prepared with AI assistance and reviewed against upstream's code and guidelines. Verified by running"
-        f" (runguard's export): {ran}.",
+        f" prepared with AI assistance. Verified by running: {ran}.",
     ])  # fmt: skip
 
 

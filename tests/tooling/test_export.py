@@ -40,9 +40,13 @@ def make_series(series: SeriesBuilder, patches: Path) -> None:
     series.add("first", FIRST, FIRST_TRAILERS, body=FIRST_BODY)
     series.add("backport", SECOND, f"Refs: #10164\n{APPLIED}")
     series.add("third", THIRD, "Depends-On: 0001-first.patch (the handover)\nUpstream-Status: not forwarded")
-    for stem in ("0001-first", "0003-third"):
-        pr_file(patches, stem)
+    pr_file(patches, "0001-first")
+    pr_file(patches, "0003-third", "## Impact\nSome.\n\n## Review focus\n- a\n- b\n")
     write_draft(patches.parent / "repro", "run-leak")
+
+
+def _body(out: Path, stem: str) -> str:
+    return (out / "export" / stem / "body.md").read_text()
 
 
 def export(framework: Path, patches: Path, out: Path, record: ReproRecord | None = None) -> list[dict[str, str]]:
@@ -66,18 +70,19 @@ def test_a_pr_body_follows_upstreams_current_template(
     major = body.split("**What are the major changes?** ")[1].split("- **What is the impact")[0]
     assert "What broke and why." in major
     assert "What changes, first part." in major  # the whole change, not the last paragraph
-    assert "  What changes, last part." in major
+    assert "What changes, last part." in major
     assert "- **What is the impact of these changes?** Callers no longer lose writes." in body
     assert "- **What do you want reviewers to focus on?** The handover in run()." in body
+    assert "- **What do you want reviewers to focus on?**\n\n  - a\n  - b" in (third := _body(tmp_path, "0003-third"))
     assert "- run() waits for a dropped run\n- a WARNING names a stuck run" in body
     assert "None: this PR applies on its own" in body
     assert "Fixes #9473\n\nRelated: #7859" in body
     assert "`issues/run-leak.md` (Python: run-leak goes wrong)" in body
     assert "- [ ] No material AI assistance was used.\n- [x] This is an AI-assisted contribution." in body
-    assert "Verified by running (runguard's export): 3 new tests pass." in body
+    assert "Verified by running: the 1 checks marked passed in the checklist below." in body
+    assert "What broke and why.\n\n  What changes, first part." in body
     assert "- [x] All unit tests pass, and I have added new tests where possible.\n  - passed: 3 new tests pass" in body
     assert "- [ ] This PR links to an issue marked ready-for-implementation by a maintainer." in body
-    third = (tmp_path / "export" / "0003-third" / "body.md").read_text()
     assert "### Behaviour changes\n\nNone." in third
     assert "send them first:\n\n- `0001-first`: Python: first" in third
     assert "No linked issue" in third
