@@ -3,5 +3,6 @@
 ``listing`` reads ``patches/series`` and ``patches/bases``; ``patch`` is the one model of a patch file (parsed
 once: subject, body, trailers, file changes, the tests it adds, upstream status); ``errors`` the one exception
 type and its one-line formatting; ``git`` runs git safely; ``locations`` says where things live; ``datafiles``
-writes ``docs/data`` files with their stamp; ``common`` holds small shared helpers (tables, test names, hashes).
+writes ``docs/data`` files with their stamp; ``common`` holds small shared helpers (tables, markdown sections, test names, hashes); ``repro`` reads an issue
+reproduction and its draft prose from ``repro/``.
 """
