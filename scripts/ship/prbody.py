@@ -24,8 +24,8 @@ def _files(changes: list[FileChange]) -> str:
 
 def _item(question: str, text: str) -> str:
     """A list item whose answer may have several paragraphs or a list: they are indented under it."""
-    indented = text.strip().replace("\n", "\n  ")
-    return f"- **{question}**\n\n  {indented}" if text.lstrip().startswith("- ") else f"- **{question}** {indented}"
+    indented = "\n".join(f"  {line}" if line else "" for line in text.strip().splitlines()).lstrip()
+    return f"- **{question}**\n\n  {indented}" if indented.startswith("- ") else f"- **{question}** {indented}"
 
 
 def _description(patch: Patch) -> list[str]:

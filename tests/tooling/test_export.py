@@ -46,7 +46,7 @@ def make_series(series: SeriesBuilder, patches: Path) -> None:
 
 
 def _body(out: Path, stem: str) -> str:
-    return (out / "export" / stem / "body.md").read_text()
+    return (out / stem / "body.md").read_text()
 
 
 def export(framework: Path, patches: Path, out: Path, record: ReproRecord | None = None) -> list[dict[str, str]]:
@@ -54,14 +54,18 @@ def export(framework: Path, patches: Path, out: Path, record: ReproRecord | None
     return export_series(read_series(patches), out, checks, framework, bases=BASES, record=record)
 
 
-def test_a_pr_body_follows_upstreams_current_template(
-    framework: Path, series: SeriesBuilder, patches: Path, tmp_path: Path
-) -> None:
+@pytest.fixture
+def exported(framework: Path, series: SeriesBuilder, patches: Path, tmp_path: Path) -> Path:
+    """The synthetic series exported once into ``tmp_path/export``."""
     make_series(series, patches)
     export(framework, patches, tmp_path / "export")
-    first = tmp_path / "export" / "0001-first"
+    return tmp_path / "export"
+
+
+def test_a_pr_body_follows_upstreams_current_template(exported: Path) -> None:
+    first = exported / "0001-first"
     assert (first / "title.txt").read_text() == "Python: first\n"
-    body = (first / "body.md").read_text()
+    body = _body(exported, "0001-first")
     headings = [line for line in body.splitlines() if line.startswith("### ")]
     assert headings == [
         "### Motivation & Context", "### Description & Review Guide", "### Behaviour changes", "### Depends on",
@@ -73,7 +77,7 @@ def test_a_pr_body_follows_upstreams_current_template(
     assert "What changes, last part." in major
     assert "- **What is the impact of these changes?** Callers no longer lose writes." in body
     assert "- **What do you want reviewers to focus on?** The handover in run()." in body
-    assert "- **What do you want reviewers to focus on?**\n\n  - a\n  - b" in (third := _body(tmp_path, "0003-third"))
+    assert "- **What do you want reviewers to focus on?**\n\n  - a\n  - b" in (third := _body(exported, "0003-third"))
     assert "- run() waits for a dropped run\n- a WARNING names a stuck run" in body
     assert "None: this PR applies on its own" in body
     assert "Fixes #9473\n\nRelated: #7859" in body
@@ -88,42 +92,30 @@ def test_a_pr_body_follows_upstreams_current_template(
     assert "No linked issue" in third
 
 
-def test_the_mbox_keeps_fixes_and_refs_and_drops_runguards_trailers(
-    framework: Path, series: SeriesBuilder, patches: Path, tmp_path: Path
-) -> None:
-    make_series(series, patches)
-    export(framework, patches, tmp_path / "export")
-    git(framework, "am", "--quiet", str(tmp_path / "export" / "0001-first" / "0001-first.patch"))
+def test_the_mbox_keeps_fixes_and_refs_and_drops_runguards_trailers(exported: Path, framework: Path) -> None:
+    git(framework, "am", "--quiet", str(exported / "0001-first" / "0001-first.patch"))
     message = git(framework, "log", "-1", "--format=%B")
     assert message.endswith("What changes, last part.\n\nFixes: #9473\nRefs: #7859")
     for own in ("Issue-Draft", "Behaviour-Change", "Upstream-Status", "Depends-On"):
         assert own not in message
-    git(framework, "am", "--quiet", str(tmp_path / "export" / "0003-third" / "0003-third.patch"), "--3way")
+    git(framework, "am", "--quiet", str(exported / "0003-third" / "0003-third.patch"), "--3way")
     assert git(framework, "log", "-1", "--format=%B").endswith("Why it changes.")
 
 
-def test_a_backport_is_never_exported_and_the_index_says_so(
-    framework: Path, series: SeriesBuilder, patches: Path, tmp_path: Path
-) -> None:
-    make_series(series, patches)
-    rows = export(framework, patches, tmp_path / "export")
-    assert not (tmp_path / "export" / "0002-backport").exists()
+def test_a_backport_is_never_exported_and_the_index_says_so(exported: Path) -> None:
+    rows = json.loads((exported / "series.json").read_text())["patches"]
+    assert not (exported / "0002-backport").exists()
     assert rows[1]["what to do"].startswith("backport: never sent; drop it when the base has it")
     assert rows[1]["exported"] == "no (backport)"
     assert rows[2]["depends on"] == "0001-first.patch"
-    summary = json.loads((tmp_path / "export" / "series.json").read_text())
-    assert summary["patches"][0]["issue drafts"] == "run-leak"
-    index = (tmp_path / "export" / "index.md").read_text()
+    assert rows[0]["issue drafts"] == "run-leak"
+    index = (exported / "index.md").read_text()
     assert "| 0002-backport.patch |" in index
     assert "backport: never sent" in index
 
 
-def test_an_issue_draft_is_written_in_the_bug_template_and_says_when_unverified(
-    framework: Path, series: SeriesBuilder, patches: Path, tmp_path: Path
-) -> None:
-    make_series(series, patches)
-    export(framework, patches, tmp_path / "export")
-    draft = (tmp_path / "export" / "issues" / "run-leak.md").read_text()
+def test_an_issue_draft_is_written_in_the_bug_template_and_says_when_unverified(exported: Path, patches: Path) -> None:
+    draft = (exported / "issues" / "run-leak.md").read_text()
     headings = [line for line in draft.splitlines() if line.startswith(("# ", "### "))]
     assert headings == [
         "# Python: run-leak goes wrong", "### Observed Behavior", "### Expected Behavior", "### Steps to Reproduce",
