@@ -30,7 +30,7 @@ from scripts.validate.gate import (
 )
 from scripts.validate.prefixes import check_out, clone_prefixes
 
-GATE_TOOLS = ("mypy", "bandit[toml]")
+MYPY, BANDIT = "mypy", "bandit[toml]"  # versions in pins.txt
 Base = tuple[str, Path, PatchedCheckout]
 
 
@@ -71,7 +71,7 @@ def _fail_on_new(session: nox.Session, tool: str, version: str, added: list[str]
 
 def lint_gate(session: nox.Session, bases: list[Base]) -> None:
     """Bandit with upstream's settings on the source files the series touches: nothing new versus each base."""
-    install(session, *GATE_TOOLS)
+    install(session, BANDIT)
     for version, base, patched in bases:
         sources = gated_sources(patched.touched_python_files())
         added = new_errors(bandit_run(session, base, sources), bandit_run(session, patched.path, sources))
@@ -80,7 +80,7 @@ def lint_gate(session: nox.Session, bases: list[Base]) -> None:
 
 def typecheck_gate(session: nox.Session, bases: list[Base]) -> None:
     """Mypy in upstream's relaxed test configuration on the tests the series touches: nothing new versus each base."""
-    install(session, *GATE_TOOLS)
+    install(session, MYPY)
     for version, base, patched in bases:
         tests = gated_tests(patched.touched_python_files())
         install_core(session, patched.path)
@@ -93,7 +93,7 @@ def patch_gate_checks(
     session: nox.Session, version: str, patched: PatchedCheckout, series: Series
 ) -> dict[str, list[Check]]:
     """Per applied patch, mypy and bandit on its own prefix: its commit against its parent."""
-    install(session, *GATE_TOOLS)
+    install(session, MYPY, BANDIT)
     repo = scratch(session) / f"gate-prefixes-{version}"
     steps = clone_prefixes(patched, repo)
     checks: dict[str, list[Check]] = {}
