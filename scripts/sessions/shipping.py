@@ -23,7 +23,7 @@ from scripts.sessions.glue import (
     test_root,
 )
 from scripts.ship.evidence import NOT_RUN, breaking_check, issue_checks, new_test_check, ruff_check, wheel_check
-from scripts.ship.export import export_series
+from scripts.ship.export import check_sources, export_series
 from scripts.ship.wheel import add_manifest, local_version, only_wheel, series_manifest, stage_build_tree
 from scripts.validate.junit import outcomes
 from scripts.validate.repro import load_record
@@ -70,6 +70,7 @@ def export(session: nox.Session) -> None:
     """PR material per patch in export/: title, body (checklist from the checks run here), mbox, range-diff."""
     install(session, "ruff", *TEST_TOOLS, *UPSTREAM_TEST_DEPS)
     series = current_series()
+    check_sources(series)
     checks = {patch.name: [*NOT_RUN, *issue_checks(patch), breaking_check(patch)] for patch in series.patches}
     bases = list(patched_bases(session))
     for version, _, patched in bases:

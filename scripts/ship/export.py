@@ -18,7 +18,7 @@ from scripts.series.patch import RUNGUARD_TRAILERS, Patch
 from scripts.series.repro import read_reproduction
 from scripts.ship.checklist import Check
 from scripts.ship.issues import issue_draft
-from scripts.ship.prbody import ISSUES_DIR, pr_body, pr_title
+from scripts.ship.prbody import IMPACT, ISSUES_DIR, REVIEW_FOCUS, pr_body, pr_title
 from scripts.ship.rangediff import RECORD_DIR, previous_series, range_diffs, record_export
 from scripts.validate.repro import ReproRecord
 
@@ -51,6 +51,16 @@ def upstream_mbox(patch: Patch) -> str:
     while kept and not kept[-1].strip():  # no blank line left where the trailer block was
         kept.pop()
     return "\n".join(kept) + separator + rest
+
+
+def check_sources(series: Series) -> None:
+    """Fail early, before any check runs, when an exported patch lacks its PR prose, a dependency or an issue draft."""
+    for patch in series.exportable:
+        patch.pr_section(IMPACT)
+        patch.pr_section(REVIEW_FOCUS)
+        series.dependencies(patch)
+        for slug in patch.issue_drafts:
+            read_reproduction(series.repro_dir, slug)
 
 
 def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the evidence, the bases)

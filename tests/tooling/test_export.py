@@ -12,7 +12,7 @@ from scripts.series.errors import RunguardError
 from scripts.series.listing import read_series
 from scripts.series.repro import read_reproduction
 from scripts.ship.checklist import Check, Item, render_checklist
-from scripts.ship.export import export_series
+from scripts.ship.export import check_sources, export_series
 from scripts.validate.repro import ReproRecord, ReproRun
 from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder, git
 from tests.tooling.test_repro import write_draft
@@ -176,6 +176,8 @@ def test_bad_input_is_one_line_and_changes_nothing(
     else:
         series.add("fourth", fourth, "Depends-On: Python: nothing\nUpstream-Status: not forwarded")
         pr_file(patches, "0004-fourth")
+    with pytest.raises(RunguardError, match=message):
+        check_sources(read_series(patches))
     with pytest.raises(RunguardError, match=message) as raised:
         export(framework, patches, out)
     assert "\n" not in str(raised.value)
