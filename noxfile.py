@@ -14,7 +14,7 @@ import nox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scripts.sessions import applying, glue, shipping, site, validation
+from scripts.sessions import applying, glue, reproducing, shipping, site, validation
 from scripts.sessions.glue import reported
 
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -92,6 +92,13 @@ def wheel(session: nox.Session) -> None:
 def export(session: nox.Session) -> None:
     """PR material per patch in export/: title, body (checklist from the checks run here), mbox, range-diff."""
     shipping.export(session)
+
+
+@nox.session(tags=WRITES_DOCS_DATA)
+@reported
+def repro(session: nox.Session) -> None:
+    """Every repro/*.py on each base: exits 1 on the released package, 0 patched; docs/data/repro.json."""
+    reproducing.repro(session)
 
 
 @nox.session(tags=WRITES_DOCS_DATA)

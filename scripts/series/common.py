@@ -1,4 +1,4 @@
-"""Small helpers every layer shares: tables, short test names, file hashes, a venv's interpreter."""
+"""Small helpers every layer shares: tables, markdown sections, short test names, file hashes, a venv's interpreter."""
 
 from __future__ import annotations
 
@@ -22,6 +22,15 @@ def aligned_table(rows: Sequence[Sequence[str]]) -> list[str]:
         ("  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])).rstrip()
         for row in rows
     ]
+
+
+SECTION_HEADING = re.compile(r"^## (?P<heading>.+?)[ \t]*$", re.MULTILINE)
+
+
+def markdown_sections(text: str) -> dict[str, str]:
+    """The ``## heading`` sections of a markdown text: heading to stripped text (text before the first is left out)."""
+    parts = SECTION_HEADING.split(text)
+    return {heading: body.strip() for heading, body in zip(parts[1::2], parts[2::2], strict=True)}
 
 
 def short_test_name(test: str) -> str:

@@ -29,6 +29,32 @@ class Series:
         """The first 12 hex digits of :meth:`digest`, as branch names and wheel versions show it."""
         return self.digest()[:12]
 
+    @property
+    def repro_dir(self) -> Path:
+        """Where the issue reproductions live: ``repro/`` beside the series directory."""
+        return self.directory.parent / "repro"
+
+    @property
+    def exportable(self) -> tuple[Patch, ...]:
+        """The patches sent upstream as PRs: every one but the backports."""
+        return tuple(patch for patch in self.patches if not patch.is_backport)
+
+    def dependencies(self, patch: Patch) -> list[Patch]:
+        """The earlier patches ``patch``'s ``Depends-On`` trailers name, by file name or by subject."""
+        earlier = self.patches[: self.patches.index(patch)]
+        found: list[Patch] = []
+        for value in patch.depends_on:
+            first = value.split()[0]
+            match = next(
+                (one for one in earlier if one.name == first or one.subject in {value, f"Python: {value}"}), None
+            )
+            if match is None:
+                raise RunguardError(
+                    f"{patch.name}: 'Depends-On: {value}' names no earlier patch of the series (file name or subject)"
+                )
+            found.append(match)
+        return found
+
     def get(self, name: str) -> Patch | None:
         """The patch named ``name`` (its file name), or None."""
         return next((patch for patch in self.patches if patch.name == name), None)

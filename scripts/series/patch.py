@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from scripts.series.common import sha256_of
+from scripts.series.common import markdown_sections, sha256_of
 from scripts.series.errors import RunguardError
 from scripts.series.git import git_output, run_git
 from scripts.series.locations import CORE_PACKAGE
@@ -19,6 +20,10 @@ HUNK_HEADER = re.compile(r"^@@ [^@]* @@ ?(?P<context>.*)$")
 TOP_LEVEL_CLASS = re.compile(r"^class (?P<name>\w+)")
 TEST_FUNCTION = re.compile(r"^(?P<indent>\s*)(?:async )?def (?P<name>test\w*)\(")
 CORE_TESTS = CORE_PACKAGE / "tests"
+CORE_SOURCE = CORE_PACKAGE / "agent_framework"
+# Trailers for runguard's own bookkeeping: they stay out of what is sent upstream.
+RUNGUARD_TRAILERS = ("Depends-On", "Behaviour-Change", "Issue-Draft", "Upstream-Status", "Upstream-Detect")
+PR_DIR = "pr"  # patches/pr/<stem>.md: the PR body's prose beyond the message, under ``## <heading>`` sections
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,7 @@ class Patch:
     paragraphs: tuple[str, ...]  # the body without the trailers, paragraph by paragraph
     changes: tuple[FileChange, ...]
     test_functions: tuple[str, ...]  # every test function the diff adds: ``tests/x/test_y.py::[Class::]test_z``
+    pr_sections: tuple[tuple[str, str], ...] = ()  # ``patches/pr/<stem>.md``: (heading, text) per ``## heading``
 
     @property
     def name(self) -> str:
@@ -95,6 +101,50 @@ class Patch:
         return "not forwarded", ""
 
     @property
+    def is_backport(self) -> bool:
+        """Whether upstream has the change already: the patch is kept only for bases that lack it, never sent."""
+        return self.upstream_state[0] == "applied upstream"
+
+    @property
+    def depends_on(self) -> list[str]:
+        """The ``Depends-On`` values: earlier patches (file name or subject) it needs, or ``none``."""
+        return [value for value in self.values("Depends-On") if not value.lower().startswith("none")]
+
+    @property
+    def behaviour_changes(self) -> list[str]:
+        """The ``Behaviour-Change`` trailers: every observable change, one line each, ready for a changelog."""
+        return self.values("Behaviour-Change")
+
+    @property
+    def issue_drafts(self) -> list[str]:
+        """The ``Issue-Draft`` slugs: ``repro/<slug>.md`` and ``.py`` describe an issue to file before the PR."""
+        return self.values("Issue-Draft")
+
+    @property
+    def pr_file(self) -> Path:
+        """Where the PR body's prose beyond the message lives: ``patches/pr/<stem>.md``."""
+        return self.path.parent / PR_DIR / f"{self.stem}.md"
+
+    def pr_section(self, heading: str) -> str:
+        """The text under ``## heading`` in :attr:`pr_file`; a missing file or heading is an error."""
+        text = dict(self.pr_sections).get(heading, "")
+        if not text:
+            where = self.pr_file.relative_to(self.path.parent.parent)
+            problem = "needs a non-empty" if self.pr_sections else "does not exist; it needs a"
+            raise RunguardError(f"{self.name}: {where} {problem} '## {heading}' section")
+        return text
+
+    @property
+    def source_lines(self) -> tuple[int, int]:
+        """Lines added and deleted under the core package's ``agent_framework/``."""
+        return _line_counts(c for c in self.changes if PurePosixPath(c.path).is_relative_to(CORE_SOURCE.as_posix()))
+
+    @property
+    def test_lines(self) -> tuple[int, int]:
+        """Lines added and deleted under the core package's ``tests/``."""
+        return _line_counts(c for c in self.changes if PurePosixPath(c.path).is_relative_to(CORE_TESTS.as_posix()))
+
+    @property
     def detectors(self) -> list[Detector]:
         """The ``Upstream-Detect`` trailers."""
         return [Detector(*value.split(" ", 1)) for value in self.values("Upstream-Detect")]
@@ -123,6 +173,18 @@ def added_tests(patches: tuple[Patch, ...] | list[Patch]) -> list[str]:
     return [test for test in tests if test.split("::", 1)[0] == test or test.split("::", 1)[0] not in files]
 
 
+def _line_counts(changes: Iterable[FileChange]) -> tuple[int, int]:
+    counted = list(changes)
+    return sum(change.added for change in counted), sum(change.deleted for change in counted)
+
+
+def read_pr_sections(path: Path) -> tuple[tuple[str, str], ...]:
+    """The ``## heading`` sections of a markdown file, as (heading, stripped text); none when it does not exist."""
+    if not path.is_file():
+        return ()
+    return tuple(markdown_sections(path.read_text()).items())
+
+
 def read_patch(path: Path) -> Patch:
     """Parse ``path`` with ``git mailinfo``, ``git interpret-trailers --parse`` and ``git apply --numstat``."""
     with tempfile.TemporaryDirectory(prefix="runguard-patch-") as scratch:
@@ -138,7 +200,8 @@ def read_patch(path: Path) -> Patch:
     trailers = tuple(_split_trailer(line) for line in trailer_lines.splitlines() if line)
     paragraphs = tuple(part.strip() for part in body.strip().split("\n\n") if part.strip())
     patch = Patch(
-        path, subject, trailers, paragraphs[:-1] if trailers else paragraphs, changes, _test_functions(diff)
+        path, subject, trailers, paragraphs[:-1] if trailers else paragraphs, changes, _test_functions(diff),
+        read_pr_sections(path.parent / PR_DIR / f"{path.stem}.md"),
     )  # fmt: skip
     _check_trailers(patch)
     return patch

@@ -9,7 +9,8 @@ import nox
 
 from scripts.series.common import venv_python
 from scripts.series.listing import current_series
-from scripts.series.locations import REPO_ROOT
+from scripts.series.locations import REPO_ROOT, docs_data_dir
+from scripts.sessions.gate import patch_gate_checks
 from scripts.sessions.glue import (
     PINS,
     TEST_TOOLS,
@@ -21,10 +22,11 @@ from scripts.sessions.glue import (
     scratch,
     test_root,
 )
-from scripts.ship.evidence import NOT_RUN, issue_check, new_test_check, ruff_check, wheel_check
-from scripts.ship.export import export_series
+from scripts.ship.evidence import NOT_RUN, breaking_check, issue_checks, new_test_check, ruff_check, wheel_check
+from scripts.ship.export import check_sources, export_series
 from scripts.ship.wheel import add_manifest, local_version, only_wheel, series_manifest, stage_build_tree
 from scripts.validate.junit import outcomes
+from scripts.validate.repro import load_record
 
 DIST = REPO_ROOT / "dist"
 
@@ -68,22 +70,27 @@ def export(session: nox.Session) -> None:
     """PR material per patch in export/: title, body (checklist from the checks run here), mbox, range-diff."""
     install(session, "ruff", *TEST_TOOLS, *UPSTREAM_TEST_DEPS)
     series = current_series()
-    checks = {patch.name: [*NOT_RUN, issue_check(patch)] for patch in series.patches}
+    check_sources(series)
+    checks = {patch.name: [*NOT_RUN, *issue_checks(patch), breaking_check(patch)] for patch in series.patches}
     bases = list(patched_bases(session))
     for version, _, patched in bases:
+        for name, gate in patch_gate_checks(session, version, patched, series).items():
+            checks[name] += gate
         added = patched.added_tests()
         found: dict[str, str] = {}
         if added:
             install_core(session, patched.path)
             root = test_root(session, patched.path, f"export-{version}")
             found = outcomes(run_pytest(session, f"export-{version}", "-q", *added, cwd=root, must_pass=False))
-        for patch in series.patches:
+        for patch in series.exportable:  # a backport is never sent: no checklist to fill
             checks[patch.name] += [
                 new_test_check(version, patch, found),
                 ruff_check(Path(session.bin) / "ruff", patched.path, version, patch),
                 wheel_check(DIST, version, series),
             ]
-    rows = export_series(series, EXPORT, checks, bases[0][1])
+    versions = [version for version, _, _ in bases]
+    record = load_record(docs_data_dir() / "repro.json")
+    rows = export_series(series, EXPORT, checks, bases[0][1], bases=versions, record=record)
     for row in rows:
         session.log(f"{row['patch']}: {row['upstream status']}; {row['since last export']}; {row['what to do']}")
     session.log(f"PR material for {len(rows)} patch(es) in {EXPORT}")

@@ -15,6 +15,7 @@ from scripts.series.datafiles import write_data
 from scripts.series.git import git_output
 from scripts.series.listing import current_series
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
+from scripts.sessions.gate import lint_gate, typecheck_gate
 from scripts.sessions.glue import (
     DOCS_TOOLS,
     NO_BYTECODE,
@@ -29,6 +30,7 @@ from scripts.sessions.glue import (
     test_root,
 )
 from scripts.sources.checkout import open_checkout, snapshot_checkout
+from scripts.validate.budget import budget_report
 from scripts.validate.differential import new_errors, pyright_errors, regression_report, select_upstream_tests
 from scripts.validate.junit import JunitCase, outcomes
 from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
@@ -110,12 +112,13 @@ def upstream(session: nox.Session) -> None:
 
 
 def lint(session: nox.Session) -> None:
-    """Ruff with upstream's settings on the files the series touches, and with this repo's settings here."""
+    """Ruff (this repo's and upstream's settings), actionlint, bandit on the source the series touches, the budget."""
     install(session, "ruff", ACTIONLINT)
     session.run("ruff", "check", "--no-cache", ".")
     session.run("ruff", "format", "--no-cache", "--check", ".")
     session.run("actionlint", "-no-color")  # .github/workflows/
-    for version, _, patched in patched_bases(session):
+    bases = list(patched_bases(session))
+    for version, _, patched in bases:
         touched = patched.touched_python_files()
         if not touched:
             session.log(f"{version}: the series touches no Python file; nothing to lint with upstream's settings")
@@ -123,6 +126,9 @@ def lint(session: nox.Session) -> None:
         with session.chdir(patched.path):
             session.run("ruff", "check", "--no-cache", *touched)
             session.run("ruff", "format", "--no-cache", "--check", *touched)
+    lint_gate(session, bases)
+    for line in budget_report(current_series()):
+        session.log(line)
 
 
 def _pyright_errors(session: nox.Session, repo: Path, environment: str) -> Counter[str]:
@@ -140,7 +146,7 @@ def _pyright_errors(session: nox.Session, repo: Path, environment: str) -> Count
 
 
 def typecheck(session: nox.Session) -> None:
-    """Pyright strict on this repo; on each base, pyright errors the series adds to the core package."""
+    """Pyright strict on this repo; on each base, pyright (source) and mypy (tests) errors the series adds."""
     install(session, "pyright[nodejs]", "nox", *TEST_TOOLS, *DOCS_TOOLS)
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)  # the scenario and wheel tests import agent_framework
@@ -161,6 +167,7 @@ def typecheck(session: nox.Session) -> None:
         if added:
             session.error(f"{version}: the series adds {len(added)} pyright error(s) with upstream's settings")
         session.log(f"{version}: the series adds no pyright error with upstream's strict settings")
+    typecheck_gate(session, bases)
 
 
 def _prove(session: nox.Session, version: str, repo: Path, step: PatchStep) -> PatchProof:

@@ -1,5 +1,6 @@
 """Shipping the series: a patched wheel to use today, PR material to send upstream.
 
 ``wheel`` builds the patched wheel and its manifest; ``export`` writes PR material with ``prbody`` (upstream's PR
-template), ``checklist`` and its ``evidence``, and ``rangediff`` against the last export.
+template), ``checklist`` and its ``evidence``, ``issues`` (issue drafts in upstream's bug template) and
+``rangediff`` against the last export.
 """

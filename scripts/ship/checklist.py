@@ -7,18 +7,16 @@ from enum import Enum
 
 
 class Item(Enum):
-    """The items of the Contribution Checklist in upstream's pull request template, in its order."""
+    """The items of the Contribution Checklist in upstream's current pull request template, in its order."""
 
-    BUILDS_CLEAN = "The code builds clean without any errors or warnings"
-    UNIT_TESTS = "All unit tests pass, and I have added new tests where possible"
+    BUILDS = "The core wheel and source distribution build successfully."
+    UNIT_TESTS = "All unit tests pass, and I have added new tests where possible."
     GUIDELINES = (
         "The PR follows the [Contribution Guidelines]"
-        "(https://github.com/microsoft/agent-framework/blob/main/CONTRIBUTING.md)"
+        "(https://github.com/microsoft/agent-framework/blob/main/CONTRIBUTING.md)."
     )
-    LINKED_ISSUE = (
-        "This PR is linked to an issue and there is no other open PR for this issue (see Related Issue above)."
-    )
-    NOT_BREAKING = "**This is not a breaking change.**"
+    LINKED_ISSUE = "This PR links to an issue marked ready-for-implementation by a maintainer."
+    NOT_BREAKING = "This is not a breaking change."
 
 
 @dataclass(frozen=True)
@@ -44,3 +42,8 @@ def render_checklist(checks: list[Check]) -> str:
             mark = {True: "passed", False: "FAILED", None: "not run"}[check.passed]
             lines.append(f"  - {mark}: {check.text}")
     return "\n".join(lines)
+
+
+def passed_checks(checks: list[Check]) -> list[str]:
+    """The texts of the checks that ran and passed: what was verified by running."""
+    return [check.text for check in checks if check.passed is True]

@@ -1,4 +1,6 @@
-"""Write PR-ready material for every patch: title, body, the mbox for ``git am``, and a range-diff when it changed.
+"""Write PR material for every patch but the backports, and an issue draft for every ``Issue-Draft`` trailer.
+
+Per PR: title, body, the mbox for ``git am`` without runguard's own trailers, a range-diff when it changed.
 
 Everything is rendered in a scratch directory first; the export directory is replaced only when all of it succeeded.
 """
@@ -12,18 +14,21 @@ from pathlib import Path
 
 from scripts.series.common import markdown_table
 from scripts.series.listing import Series
-from scripts.series.patch import Patch
+from scripts.series.patch import RUNGUARD_TRAILERS, Patch
+from scripts.series.repro import read_reproduction
 from scripts.ship.checklist import Check
-from scripts.ship.prbody import pr_body, pr_title
+from scripts.ship.issues import issue_draft
+from scripts.ship.prbody import IMPACT, ISSUES_DIR, REVIEW_FOCUS, pr_body, pr_title
 from scripts.ship.rangediff import RECORD_DIR, previous_series, range_diffs, record_export
+from scripts.validate.repro import ReproRecord
 
-INDEX_HEADER = ("patch", "upstream status", "since last export", "what to do")
+INDEX_HEADER = ("patch", "upstream status", "depends on", "issue drafts", "since last export", "what to do")
 
 
 def _action(patch: Patch, since: str) -> str:
     state, detail = patch.upstream_state
     if state == "applied upstream":
-        return f"do not send: applied upstream in {detail}; drop it from the series"
+        return f"backport: never sent; drop it when the base has it (upstream: {detail})"
     if state == "forwarded":
         return f"update {detail} (see range-diff.txt)" if since == "changed" else f"forwarded as {detail}"
     return "send as a new PR"
@@ -37,32 +42,59 @@ def _since(patch: Patch, previous: Series | None, diffs: dict[str, str]) -> str:
     return "unchanged" if patch.name in {old.name for old in previous.patches} else "new"
 
 
-def _depends_on(patches: tuple[Patch, ...], index: int) -> list[str]:
-    """Earlier patches of the series that change a file this one changes."""
-    mine = patches[index].paths
-    return [f"`{patch.stem}` ({patch.subject})" for patch in patches[:index] if mine & patch.paths]
+def upstream_mbox(patch: Patch) -> str:
+    """The patch file without runguard's own trailers (``Fixes``/``Refs`` stay): what upstream should see."""
+    text = patch.path.read_text()
+    message, separator, rest = text.partition("\n---\n")
+    own = tuple(f"{name.lower()}:" for name in RUNGUARD_TRAILERS)
+    kept = [line for line in message.split("\n") if not line.lower().startswith(own)]
+    while kept and not kept[-1].strip():  # no blank line left where the trailer block was
+        kept.pop()
+    return "\n".join(kept) + separator + rest
 
 
-def export_series(
-    series: Series, export_dir: Path, checks: dict[str, list[Check]], base_repo: Path
+def check_sources(series: Series) -> None:
+    """Fail early, before any check runs, when an exported patch lacks its PR prose, a dependency or an issue draft."""
+    for patch in series.exportable:
+        patch.pr_section(IMPACT)
+        patch.pr_section(REVIEW_FOCUS)
+        series.dependencies(patch)
+        for slug in patch.issue_drafts:
+            read_reproduction(series.repro_dir, slug)
+
+
+def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the evidence, the bases)
+    series: Series,
+    export_dir: Path,
+    checks: dict[str, list[Check]],
+    base_repo: Path,
+    *,
+    bases: list[str],
+    record: ReproRecord | None,
 ) -> list[dict[str, str]]:
-    """Export every patch of ``series`` into ``export_dir``; return one summary row per patch (see INDEX_HEADER)."""
+    """Export ``series`` into ``export_dir`` (``record``: the repro session's runs); one summary row per patch."""
     previous = previous_series(export_dir, series)
     diffs = range_diffs(base_repo, previous, series) if previous else {}
     export_dir.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory(prefix=".export-", dir=export_dir) as scratch:
         staged = Path(scratch)
-        for index, patch in enumerate(series.patches):
+        (staged / ISSUES_DIR).mkdir()
+        for patch in series.patches:
             since = _since(patch, previous, diffs)
-            folder = staged / patch.stem
-            folder.mkdir()
-            (folder / "title.txt").write_text(pr_title(patch) + "\n")
-            body = pr_body(patch, _depends_on(series.patches, index), checks.get(patch.name, []))
-            (folder / "body.md").write_text(body)
-            shutil.copy2(patch.path, folder / patch.name)
-            if patch.name in diffs:
-                (folder / "range-diff.txt").write_text(diffs[patch.name])
+            dependencies = series.dependencies(patch)
+            if not patch.is_backport:
+                folder = staged / patch.stem
+                folder.mkdir()
+                (folder / "title.txt").write_text(pr_title(patch) + "\n")
+                repros = [read_reproduction(series.repro_dir, slug) for slug in patch.issue_drafts]
+                titles = {repro.slug: repro.title for repro in repros}
+                (folder / "body.md").write_text(pr_body(patch, dependencies, checks.get(patch.name, []), titles))
+                (folder / patch.name).write_text(upstream_mbox(patch))
+                if patch.name in diffs:
+                    (folder / "range-diff.txt").write_text(diffs[patch.name])
+                for repro in repros:
+                    (staged / ISSUES_DIR / f"{repro.slug}.md").write_text(issue_draft(repro, bases, record))
             state, detail = patch.upstream_state
             rows.append(
                 {
@@ -73,6 +105,9 @@ def export_series(
                     "upstream detail": detail,
                     "fixes": " ".join(patch.values("Fixes")),
                     "refs": " ".join(patch.values("Refs")),
+                    "depends on": " ".join(dependency.name for dependency in dependencies),
+                    "issue drafts": " ".join(patch.issue_drafts),
+                    "exported": "no (backport)" if patch.is_backport else "yes",
                     "sha256": patch.sha256(),
                     "since last export": since,
                     "what to do": _action(patch, since),

@@ -1,11 +1,16 @@
-"""A patch as an upstream pull request: its title, and a body in the sections of upstream's PR template."""
+"""A patch as an upstream pull request: its title, and a body in the sections of upstream's current PR template.
+
+The commit message gives the motivation and the major changes; ``patches/pr/<stem>.md`` the impact and the
+review focus (and optionally ``## Motivation``); the trailers give the behaviour changes, dependencies and issues.
+"""
 
 from __future__ import annotations
 
 from scripts.series.patch import FileChange, Patch
-from scripts.ship.checklist import Check, render_checklist
+from scripts.ship.checklist import Check, passed_checks, render_checklist
 
-TESTS_DIR = "/tests/"
+MOTIVATION, IMPACT, REVIEW_FOCUS = "Motivation", "Impact", "Review focus"
+ISSUES_DIR = "issues"  # export/issues/<slug>.md
 
 
 def pr_title(patch: Patch) -> str:
@@ -17,40 +22,68 @@ def _files(changes: list[FileChange]) -> str:
     return ", ".join(f"`{change.path}` (+{change.added}/-{change.deleted})" for change in changes) or "none"
 
 
-def _description(patch: Patch, depends_on: list[str]) -> list[str]:
-    sources = [change for change in patch.changes if TESTS_DIR not in change.path]
-    tests = [change for change in patch.changes if TESTS_DIR in change.path]
-    impact = f"Changes {_files(sources)}; tests: {_files(tests)}."
-    if depends_on:
-        impact += f" It applies on top of {', '.join(depends_on)}, which change(s) the same files: send those first."
-    change = patch.paragraphs[-1] if len(patch.paragraphs) > 1 else patch.subject.removeprefix("Python: ")
-    change = " ".join(change.split())  # one line, so the paragraph stays inside its list item
+def _item(question: str, text: str) -> str:
+    """A list item whose answer may have several paragraphs or a list: they are indented under it."""
+    indented = "\n".join(f"  {line}" if line else "" for line in text.strip().splitlines()).lstrip()
+    return f"- **{question}**\n\n  {indented}" if indented.startswith("- ") else f"- **{question}** {indented}"
+
+
+def _description(patch: Patch) -> list[str]:
+    sources = [change for change in patch.changes if not change.is_test]
+    tests = [change for change in patch.changes if change.is_test]
+    paragraphs = [" ".join(paragraph.split()) for paragraph in patch.paragraphs]  # git's wrapping undone
+    changes = "\n\n".join([*paragraphs, f"Source: {_files(sources)}. Tests: {_files(tests)}."])
     return [
-        f"- **What are the major changes?** {change}",
-        f"- **What is the impact of these changes?** {impact}",
-        f"- **What do you want reviewers to focus on?** The changes to {_files(sources)}.",
+        _item("What are the major changes?", changes),
+        _item("What is the impact of these changes?", patch.pr_section(IMPACT)),
+        _item("What do you want reviewers to focus on?", patch.pr_section(REVIEW_FOCUS)),
     ]
 
 
-def _related(patch: Patch) -> list[str]:
+def _depends_on(dependencies: list[Patch]) -> str:
+    if not dependencies:
+        return "None: this PR applies on its own to upstream's main."
+    lines = [f"- `{patch.stem}`: {patch.subject}" for patch in dependencies]
+    return "This PR applies on top of these PRs of the series; send them first:\n\n" + "\n".join(lines)
+
+
+def _related(patch: Patch, drafts: dict[str, str]) -> str:
     lines = [f"Fixes {issue}" for issue in patch.values("Fixes")]
     lines += [f"Related: {issue}" for issue in patch.values("Refs")]
-    if not patch.values("Fixes"):
-        lines.append("No `Fixes:` trailer: link the issue this fixes before sending, or the PR may be closed.")
-    return lines
-
-
-def pr_body(patch: Patch, depends_on: list[str], checks: list[Check]) -> str:
-    """The PR body: motivation and description from the patch, related issues from its trailers, the checklist."""
-    motivation = patch.paragraphs[:-1] if len(patch.paragraphs) > 1 else patch.paragraphs
-    sections = [
-        "### Motivation & Context",
-        "\n\n".join(motivation),
-        "### Description & Review Guide",
-        "\n".join(_description(patch, depends_on)),
-        "### Related Issue",
-        "\n\n".join(_related(patch)),
-        "### Contribution Checklist",
-        render_checklist(checks),
+    lines += [
+        f"Issue to file first: `{ISSUES_DIR}/{slug}.md` ({title}); link it here once a maintainer marks it"
+        " ready-for-implementation."
+        for slug, title in drafts.items()
     ]
+    return "\n\n".join(lines) or "No linked issue: file one and link it before sending, or the PR may be closed."
+
+
+def _ai_assistance(checks: list[Check]) -> str:
+    verified = len(passed_checks(checks))
+    ran = f"the {verified} checks marked passed in the checklist below" if verified else "nothing yet"
+    return "\n".join([
+        "- [ ] No material AI assistance was used.",
+        "- [x] This is an AI-assisted contribution.",
+        "",
+        "AI assistance details: the fix, its regression tests, the issue reproductions and this description were"
+        f" prepared with AI assistance. Verified by running: {ran}.",
+    ])  # fmt: skip
+
+
+def pr_body(patch: Patch, dependencies: list[Patch], checks: list[Check], drafts: dict[str, str]) -> str:
+    """The PR body in upstream's current template, plus Behaviour changes and Depends on.
+
+    ``drafts`` maps the patch's issue draft slugs to their titles.
+    """
+    motivation = dict(patch.pr_sections).get(MOTIVATION) or next(iter(patch.paragraphs), patch.subject)
+    behaviour = "\n".join(f"- {change}" for change in patch.behaviour_changes) or "None."
+    sections = [
+        "### Motivation & Context", motivation,
+        "### Description & Review Guide", "\n".join(_description(patch)),
+        "### Behaviour changes", behaviour,
+        "### Depends on", _depends_on(dependencies),
+        "### Related Issue", _related(patch, drafts),
+        "### AI Assistance", _ai_assistance(checks),
+        "### Contribution Checklist", render_checklist(checks),
+    ]  # fmt: skip
     return "\n\n".join(sections) + "\n"

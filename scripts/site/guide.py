@@ -3,6 +3,7 @@ regression tests); the prose below it is written by hand."""
 
 from __future__ import annotations
 
+from scripts.series.errors import RunguardError
 from scripts.series.patch import Patch
 
 
@@ -14,6 +15,10 @@ def render_entry(patch: Patch, number: int) -> str:
     facts += [f"- **{key}:** {', '.join(patch.values(key))}" for key in ("Fixes", "Refs") if patch.values(key)]
     changes = [change.path for change in patch.changes if not change.is_test]
     facts += [f"- **Changes:** {', '.join(f'`{name}`' for name in changes)}"]
+    source, tests = patch.source_lines, patch.test_lines
+    facts += [f"- **Lines:** source +{source[0]}/-{source[1]} under `agent_framework/`, tests +{tests[0]}/-{tests[1]}"]
+    if patch.is_backport:
+        facts += ["- **Backport:** never sent as a PR; dropped once every base has it"]
     by_file: dict[str, list[str]] = {}
     for test in patch.test_functions:
         file, _, name = test.partition("::")
@@ -21,3 +26,15 @@ def render_entry(patch: Patch, number: int) -> str:
     for file, names in by_file.items():
         facts += [f"- **Regression tests** in `{file}`:", *(f"    - `{name}`" for name in names)]
     return "\n".join([f"## {number}. {title} {{#{patch.stem}}}", "", *facts])
+
+
+def render_review_heading(patch: Patch, number: int) -> str:
+    """The heading of one PR's section in the review record, linking its patch guide entry; backports have none."""
+    if patch.is_backport:
+        raise RunguardError(f"{patch.name} is a backport: it is never sent, so it gets no review section")
+    title = patch.subject.removeprefix("Python: ")
+    return "\n".join([
+        f"## {number}. {title} {{#review-{patch.stem}}}",
+        "",
+        f"Patch guide: [{patch.stem}](../patches.md#{patch.stem}); exported as `export/{patch.stem}/body.md`.",
+    ])  # fmt: skip

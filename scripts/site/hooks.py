@@ -2,6 +2,7 @@
 
 - A line ``<!-- data: NAME -->`` becomes the tables of ``docs/data/NAME.json`` (see :mod:`scripts.site.tables`).
 - A line ``<!-- patch: FILE.patch -->`` becomes the heading and facts of that patch's guide entry.
+- A line ``<!-- review: FILE.patch -->`` becomes the heading of that PR's section in the review record.
 - The pinned mermaid bundle named by ``RUNGUARD_MERMAID_JS`` is served from the site itself.
 
 Run it through ``python3 run.py -s docs``, which sets ``RUNGUARD_MERMAID_JS`` and the import path.
@@ -21,10 +22,10 @@ from mkdocs.structure.pages import Page
 from scripts.series.errors import RunguardError
 from scripts.series.listing import current_series
 from scripts.series.locations import docs_data_dir
-from scripts.site.guide import render_entry
+from scripts.site.guide import render_entry, render_review_heading
 from scripts.site.tables import render_dataset
 
-MARKER = re.compile(r"^<!-- (?P<kind>data|patch): (?P<name>\S+) -->$", re.MULTILINE)
+MARKER = re.compile(r"^<!-- (?P<kind>data|patch|review): (?P<name>\S+) -->$", re.MULTILINE)
 MERMAID_ENV = "RUNGUARD_MERMAID_JS"
 MERMAID_URI = "javascripts/mermaid.min.js"
 
@@ -59,6 +60,6 @@ def _expand_markers(markdown: str) -> str:
         if name not in numbered:
             raise RunguardError(f"{name} is not in the series")
         number, patch = numbered[name]
-        return render_entry(patch, number)
+        return render_entry(patch, number) if marker["kind"] == "patch" else render_review_heading(patch, number)
 
     return MARKER.sub(expand, markdown)

@@ -151,6 +151,14 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
         Column("ratio", "patched / unpatched"),
         Column("spread", "spread (±)", required=False),
     ),
+    "repro": flat_table(
+        Column("slug", "reproduction"),
+        Column("base", "base"),
+        Column("variant", "package"),
+        Column("exit_code", "exit"),
+        Column("ok", "as it must"),
+        Column("observed", "printed"),
+    ),
     "validation-timing": flat_table(
         Column("run", "run"),
         Column("seconds", "seconds"),

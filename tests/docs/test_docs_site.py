@@ -91,6 +91,12 @@ def test_every_patch_in_the_series_has_a_guide_entry(site: Path) -> None:
         assert f'id="{patch.stem}"' in guide, f"the patch guide has no entry for {patch.name}"
 
 
+def test_every_exported_pr_has_a_section_in_the_review_record(site: Path) -> None:
+    record = (site / "validation" / "reviews.html").read_text()
+    for patch in current_series().exportable:
+        assert f'id="review-{patch.stem}"' in record, f"the review record has no section for {patch.name}"
+
+
 def test_every_member_of_the_bug_class_has_a_page_in_the_nav() -> None:
     pages = _member_pages()
     assert set(pages) >= MEMBERS, f"no page for {sorted(MEMBERS - set(pages))}"

@@ -63,6 +63,7 @@ class SeriesBuilder:
         lines: list[str],
         trailers: str = "Upstream-Status: not forwarded",
         files: dict[str, list[str]] | None = None,
+        body: str = "Why it changes.",
     ) -> Path:
         """Record a patch that sets ``RUNNER_FILE`` to ``lines`` (and writes ``files``), relative to the source HEAD."""
         if not self.scratch.exists():
@@ -70,7 +71,7 @@ class SeriesBuilder:
         for relative, content in {RUNNER_FILE: lines, **(files or {})}.items():
             write_lines(self.scratch, relative, content)
         git(self.scratch, "add", "--all")
-        git(self.scratch, "commit", "--quiet", "--message", f"Python: {slug}\n\nWhy it changes.\n\n{trailers}")
+        git(self.scratch, "commit", "--quiet", "--message", f"Python: {slug}\n\n{body}\n\n{trailers}")
         number = len(self.names()) + 1
         name = f"{number:04d}-{slug}.patch"
         (self.patches / name).write_text(git(self.scratch, "format-patch", "-1", "--stdout", "HEAD") + "\n")

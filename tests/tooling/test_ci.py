@@ -144,3 +144,14 @@ def test_the_workflow_builds_its_matrix_with_the_generator_and_reads_only_its_fi
     assert "matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}" in workflow
     assert "python3 -m scripts.ci merge artifacts" in workflow
     assert set(re.findall(r"(?<![.\w])matrix\.(\w+)", workflow)) <= set(Cell.__dataclass_fields__)
+
+
+def test_repro_rows_of_each_script_survive_the_merge(tmp_path: Path) -> None:
+    artifacts = tmp_path / "artifacts"
+    for base in ("1.0", "2.0"):
+        rows = [{"slug": slug, "base": base, "variant": variant, "exit_code": code, "ok": True}
+                for slug in ("a", "b") for variant, code in (("unpatched", 1), ("patched", 0))]  # fmt: skip
+        _job(artifacts, f"data-repro-{base}", "repro.json", {"python": "3.11", "rows": rows})
+    merge_artifacts(artifacts, tmp_path / "data")
+    merged = json.loads((tmp_path / "data" / "repro.json").read_text())["rows"]
+    assert len(merged) == 8

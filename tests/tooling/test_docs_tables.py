@@ -120,3 +120,13 @@ def test_applicability_is_a_patch_by_target_matrix_with_details_below(tmp_path: 
 def test_an_unknown_data_name_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no renderer"):
         render_dataset("nonsense", tmp_path, SERIES)
+
+
+def test_repro_renders_each_script_base_and_package(tmp_path: Path) -> None:
+    row = {"slug": "leak", "base": "1.22.0", "variant": "unpatched", "exit_code": 1, "ok": True,
+           "observed": "observed: lost", "expected": "expected: kept", "script_sha256": "ab"}  # fmt: skip
+    text = render_dataset(
+        "repro", _write(tmp_path, "repro", {"produced": STAMP, "python": "3.11.7", "rows": [row]}), SERIES
+    )
+    assert "| leak | 1.22.0 | unpatched | 1 |" in text
+    assert "observed: lost" in text

@@ -104,3 +104,30 @@ def test_a_run_names_each_test_once(framework: Path, series: SeriesBuilder) -> N
     second = read_patch(series.add("second", RUNNER_LINES, files={NEW_TEST: grown}))
     assert second.added_tests == ("tests/workflow/test_ownership.py::test_b",)
     assert added_tests([first, second]) == ["tests/workflow/test_ownership.py"]
+
+
+def test_runguards_own_trailers_and_line_counts(series: SeriesBuilder, patches: Path) -> None:
+    trailers = (
+        "Depends-On: 0001-x.patch (why)\nDepends-On: none\nBehaviour-Change: run() waits\nIssue-Draft: leak\n"
+        "Upstream-Status: not forwarded"
+    )
+    test_file = "python/packages/core/tests/workflow/test_new.py"
+    path = series.add(
+        "own", ["changed", "added", *RUNNER_LINES[1:]], trailers, files={test_file: ["def test_a(): ..."]}
+    )
+    (patches / "pr").mkdir()
+    (patches / "pr" / "0001-own.md").write_text("intro\n## Impact\nSome.\n\n## Review focus\nThat.\n")
+    patch = read_patch(path)
+    assert patch.depends_on == ["0001-x.patch (why)"]
+    assert patch.behaviour_changes == ["run() waits"]
+    assert patch.issue_drafts == ["leak"]
+    assert not patch.is_backport
+    assert (patch.source_lines, patch.test_lines) == ((2, 1), (1, 0))
+    assert patch.pr_section("Review focus") == "That."
+    with pytest.raises(RunguardError, match=r"0001-own\.patch: patches/pr/0001-own\.md needs a non-empty '## Motive'"):
+        patch.pr_section("Motive")
+
+
+def test_a_patch_applied_upstream_is_a_backport(series: SeriesBuilder) -> None:
+    path = series.add("back", ["changed", *RUNNER_LINES[1:]], "Upstream-Status: applied upstream in 1.23.0; backport")
+    assert read_patch(path).is_backport
