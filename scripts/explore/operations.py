@@ -1,10 +1,11 @@
 """Operation sequences over one run-able object: generating them from a seed and executing them.
 
 An operation names what a caller does (start a run, pull, drop the stream, collect garbage, close, cancel the
-consumer, answer a request, answer again after an abandoned answer, resume from the latest checkpoint, ...) and which run it targets, counted back from the latest run (``close:1`` closes
-the run before the latest). An operation that does not apply at that point (pulling a closed run) does
-nothing, so every sequence runs and a shortened sequence still means something. Executing checks the
-invariants after each operation and tears the object down at the end.
+consumer, answer a request, time out on an answer and answer again, resume from the latest checkpoint, ...) and
+which run it targets, counted back from the latest run (``close:1`` closes the run before the latest). An
+operation that does not apply at that point (pulling a closed run) does nothing, so every sequence runs and a
+shortened sequence still means something. Executing checks the invariants after each operation and tears the
+object down at the end.
 """
 
 from __future__ import annotations
