@@ -145,3 +145,7 @@ def test_merging_a_run_with_a_missing_shard_is_an_error_and_writes_nothing(
     assert explore_main(["--merge", str(shard), "--json", str(target)]) == 1
     assert capsys.readouterr().err == "runguard: error: 1.0/patched/graph/: shards ['1/2'] are not all of 1..2\n"
     assert not target.exists()
+
+
+def test_every_family_has_a_place_in_the_start_order() -> None:
+    assert sorted(driver.SLOWEST_FIRST) == sorted(FAMILIES)
