@@ -11,6 +11,7 @@ import asyncio
 import gc
 import json
 import logging
+import platform
 import random
 import time
 import warnings
@@ -120,12 +121,13 @@ def shrink(family: str, seed: int, ops: list[Op], kind: str) -> list[Op]:
 
 @dataclass
 class FamilyResult:
-    """What exploring one family found: the JSON record of one base x variant x family."""
+    """What exploring one family found: the JSON record of one base x variant x family x Python."""
 
     base: str
     variant: str
     family: str
     series: str
+    python: str = field(default_factory=platform.python_version)
     schedules: int = 0
     violating_schedules: int = 0
     seconds: float = 0.0
@@ -195,14 +197,19 @@ def replay(family: str, seed: int, ops: list[Op] | None) -> list[Violation]:
 
 
 def write_results(path: Path, results: list[FamilyResult], command: str) -> None:
-    """Merge ``results`` into the data file, one row per base x variant x family, and stamp it."""
+    """Merge ``results`` into the data file, one row per base x variant x family x Python ``X.Y``, and stamp it."""
+
+    def cell(record: dict[str, Any]) -> str:
+        minor = ".".join(str(record.get("python", "")).split(".")[:2])
+        return f"{record['base']}/{record['variant']}/{record['family']}/{minor}"
+
     records: dict[str, dict[str, Any]] = {}
     if path.is_file():
         earlier = json.loads(path.read_text())
         for record in earlier.get("rows", earlier.get("results", [])):
-            records[f"{record['base']}/{record['variant']}/{record['family']}"] = record
+            records[cell(record)] = record
     for result in results:
-        records[f"{result.base}/{result.variant}/{result.family}"] = asdict(result)
+        records[cell(asdict(result))] = asdict(result)
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {"produced": produced_stamp(command), "rows": [records[key] for key in sorted(records)]}
     path.write_text(json.dumps(document, indent=2) + "\n")

@@ -7,7 +7,9 @@ means the test does not show the bug it names.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any, cast
 
 from scripts.series.common import aligned_table, short_test_name
 from scripts.validate.junit import EXCEPTION, EXCEPTION_MESSAGE, JunitCase
@@ -107,14 +109,15 @@ def format_proofs(proofs: list[PatchProof]) -> str:
     return "\n".join(aligned_table(rows))
 
 
-def evidence(proofs: list[PatchProof], python_version: str) -> dict[str, object]:
-    """The body of ``docs/data/redgreen.json``: the proofs, the bases and the Python the tests ran on."""
+def evidence(proofs: list[PatchProof], python_version: str) -> dict[str, Any]:
+    """One Python's part of ``docs/data/redgreen.json``: the proofs, each marked with the Python they ran on."""
     return {
-        "python": python_version,
+        "pythons": [python_version],
         "bases": list(dict.fromkeys(proof.base for proof in proofs)),
         "ok": all(proof.ok for proof in proofs),
         "patches": [
             {
+                "python": python_version,
                 "base": proof.base,
                 "patch": proof.patch,
                 "ok": proof.ok,
@@ -122,4 +125,30 @@ def evidence(proofs: list[PatchProof], python_version: str) -> dict[str, object]
             }
             for proof in proofs
         ],
+    }
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:2])
+
+
+def merge_evidence(earlier: Mapping[str, Any], current: Mapping[str, Any], series: str) -> dict[str, Any]:
+    """The base x Python matrix: ``current`` (one Python's evidence) with ``earlier``'s other Pythons.
+
+    Earlier results are kept only when they were produced with the same series, and never for the Python that
+    ``current`` ran on (the same ``X.Y``): every entry of the file then belongs to ``series``.
+    """
+    ran_on = _minor(current["pythons"][0])
+    same_series = cast("Mapping[str, Any]", earlier.get("produced", {})).get("series") == series
+    kept = [
+        {"python": earlier.get("python", ""), **entry}  # files from before the matrix name their one Python on top
+        for entry in cast("list[dict[str, Any]]", earlier.get("patches", []) if same_series else [])
+    ]
+    kept = [entry for entry in kept if entry["python"] and _minor(entry["python"]) != ran_on]
+    patches = sorted([*kept, *current["patches"]], key=lambda entry: _minor(entry["python"]))
+    return {
+        "pythons": list(dict.fromkeys(entry["python"] for entry in patches)),
+        "bases": list(dict.fromkeys(entry["base"] for entry in patches)),
+        "ok": all(entry["ok"] for entry in patches),
+        "patches": patches,
     }
