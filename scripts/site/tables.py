@@ -141,13 +141,16 @@ def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
 
 
 def _ok(test: Row) -> bool:
+    if test.get("skipped"):
+        return False
     return all(isinstance(test.get(color), dict) and cast("Row", test[color]).get("ok") for color in ("red", "green"))
 
 
 def _proven(tests: list[Row]) -> str:
-    """A matrix cell: how many of a base's tests were proven on one Python."""
-    proven = sum(map(_ok, tests))
-    return f"{proven}/{len(tests)} proven" if proven == len(tests) else f"**FAIL:** {proven}/{len(tests)} proven"
+    """A matrix cell: how many of a base's tests were proven on one Python (and skipped themselves there)."""
+    proven, skipped = sum(map(_ok, tests)), sum(bool(test.get("skipped")) for test in tests)
+    cell = f"{proven}/{len(tests)} proven" + (f", {skipped} skipped (not for this Python)" if skipped else "")
+    return cell if proven + skipped == len(tests) else f"**FAIL:** {cell}"
 
 
 def _reason(tests: Mapping[str, Row]) -> str:
@@ -159,6 +162,8 @@ def _outcome(test: Row | None) -> str:
     """A test on one Python: proven (red, then green), or which half failed and how."""
     if test is None:
         return "not run"
+    if test.get("skipped"):
+        return f"skipped: {_cell(test['skipped'])}"
     if _ok(test):
         return "proven"
     failed = [(color, test[color]) for color in ("red", "green") if not cast("Row", test[color]).get("ok")]

@@ -29,16 +29,21 @@ class Verdict:
 
 @dataclass(frozen=True)
 class TestProof:
-    """A test added by a patch, run on the prefix without the patch (red) and with it (green)."""
+    """A test added by a patch, run on the prefix without the patch (red) and with it (green).
+
+    ``skipped`` is the test's own reason when it skipped itself both times: it does not apply on this Python
+    (a ``skipif`` on the version), which the tables show as such rather than as proven or failed.
+    """
 
     test: str
     red: Verdict
     green: Verdict
+    skipped: str = ""
 
     @property
     def ok(self) -> bool:
-        """Red for the right reason, then green."""
-        return self.red.ok and self.green.ok
+        """Red for the right reason, then green; or not applicable here by the test's own choice."""
+        return bool(self.skipped) or (self.red.ok and self.green.ok)
 
 
 @dataclass(frozen=True)
@@ -51,8 +56,8 @@ class PatchProof:
 
     @property
     def ok(self) -> bool:
-        """Every added test proves the patch; a patch that adds no test proves nothing."""
-        return bool(self.tests) and all(test.ok for test in self.tests)
+        """Every added test proves the patch or does not apply; one at least proves it (no test proves nothing)."""
+        return any(not test.skipped for test in self.tests) and all(test.ok for test in self.tests)
 
 
 def _one_line(text: str) -> str:
@@ -85,9 +90,22 @@ def prove_patch(base: str, patch: str, red: dict[str, JunitCase], green: dict[st
     """Pair each test of the red and the green report (a test missing from a report did not run)."""
     tests = sorted(red.keys() | green.keys())
     proofs = [
-        TestProof(test, red_verdict(red.get(test, NOT_RUN)), green_verdict(green.get(test, NOT_RUN))) for test in tests
+        TestProof(
+            test,
+            red_verdict(red.get(test, NOT_RUN)),
+            green_verdict(green.get(test, NOT_RUN)),
+            _skipped(red, green, test),
+        )
+        for test in tests
     ]
     return PatchProof(base, patch, proofs)
+
+
+def _skipped(red: dict[str, JunitCase], green: dict[str, JunitCase], test: str) -> str:
+    """The reason a test gave for skipping itself, when it did so without the patch and with it alike."""
+    cases = (red.get(test, NOT_RUN), green.get(test, NOT_RUN))
+    same = cases[0].outcome == cases[1].outcome == "skipped" and cases[0].message == cases[1].message
+    return _one_line(cases[0].message) or "skipped" if same else ""
 
 
 def _cell(verdict: Verdict) -> str:
@@ -105,7 +123,10 @@ def format_proofs(proofs: list[PatchProof]) -> str:
                 (proof.base, proof.patch, "-", "FAIL: no test ran (the patch adds none, or none collected)", "-")
             )
         for test in proof.tests:
-            rows.append((proof.base, proof.patch, short_test_name(test.test), _cell(test.red), _cell(test.green)))
+            red, green = (
+                (f"skipped here: {test.skipped}", "-") if test.skipped else (_cell(test.red), _cell(test.green))
+            )
+            rows.append((proof.base, proof.patch, short_test_name(test.test), red, green))
     return "\n".join(aligned_table(rows))
 
 
