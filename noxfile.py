@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import nox
+from nox import registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -131,4 +132,4 @@ def timing(session: nox.Session) -> None:
     glue.report(session, "scripts.validate.timing")
 
 
-nox.options.sessions = matrix.default_sessions(nox.registry.get())  # `nox` alone: on the running Python
+nox.options.sessions = matrix.default_sessions(registry.get())  # `nox` alone: on the running Python

@@ -26,8 +26,15 @@ ALL_PYTHONS = "RUNGUARD_ALL_PYTHONS"
 class SessionDeclaration(Protocol):
     """What the matrix reads of a declared nox session (``nox.registry.get()``'s values)."""
 
-    python: object
-    default: bool
+    @property
+    def python(self) -> object:
+        """The session's Python: a list when it is parametrized."""
+        ...
+
+    @property
+    def default(self) -> bool:
+        """Whether ``nox`` alone runs it."""
+        ...
 
 
 def in_ci() -> bool:

@@ -102,6 +102,9 @@ def _verdict(verdict: object) -> str:
     return ("" if outcome.get("ok") else "**FAIL:** ") + _cell(outcome.get("detail", verdict))
 
 
+NO_TEST: Row = {"test": "", "red": {"ok": False, "detail": "-"}, "green": {"ok": False, "detail": "-"}}
+
+
 def _python_of(entry: Row, data: Mapping[str, Any]) -> str:
     """The Python an entry ran on (files from before the matrix name their one Python at the top)."""
     return str(entry.get("python", data.get("python", "?")))
@@ -118,7 +121,7 @@ def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
         tests = _objects(proof, "tests", where)
         for index, test in enumerate(tests):
             _require(test, ["test", "red", "green"], f"{where}.tests[{index}]")
-        for test in tests or [{"test": "", "red": {"detail": "no test ran"}, "green": {"detail": "-"}}]:
+        for test in tests or [NO_TEST]:
             rows.setdefault((str(proof["base"]), str(proof["patch"]), str(test["test"])), {})[_python_of(proof, data)] = test
     bases = list(dict.fromkeys(base for base, _, _ in rows))
     matrix = [
@@ -162,6 +165,8 @@ def _outcome(test: Row | None) -> str:
     """A test on one Python: proven (red, then green), or which half failed and how."""
     if test is None:
         return "not run"
+    if test is NO_TEST:
+        return "**FAIL:** no test ran"
     if test.get("skipped"):
         return f"skipped: {_cell(test['skipped'])}"
     if _ok(test):
