@@ -238,7 +238,7 @@ def stress(session: nox.Session) -> None:
     failed: list[str] = []
     for version, base, patched in patched_bases(session, given.base or ""):
         install_core(session, base if given.unpatched else patched.path)
-        replay = f"python3 run.py -s stress -- --base {version}" + (" --unpatched" if given.unpatched else "")
+        replay = f"python3 run.py -s {session.name} -- --base {version}" + (" --unpatched" if given.unpatched else "")
         results = scratch(session) / f"stress-{version}-{variant}.json"
         results.unlink(missing_ok=True)
         record = ["--json", str(STRESS_RECORD)] if given.record else []
