@@ -40,7 +40,7 @@ def apply(session: nox.Session) -> None:
 @reported
 @matrix.cell
 def tests(session: nox.Session) -> None:
-    """Tooling tests once; per base, the tests the series adds to upstream and the scenario tests."""
+    """Tooling tests; per base, the tests the series adds to upstream and the scenario tests (per Python)."""
     validation.tests(session)
 
 

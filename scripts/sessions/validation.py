@@ -45,7 +45,7 @@ REDGREEN_RECORD = REPO_ROOT / "docs" / "data" / "redgreen.json"
 
 
 def tests(session: nox.Session) -> None:
-    """Tooling tests once (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
+    """Tooling tests (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
     install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, "nox")  # nox: the tests of the sessions' glue
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)
