@@ -7,5 +7,6 @@
 - :mod:`scripts.ship`: the patched wheel and the PR export.
 - :mod:`scripts.site`: the documentation site's hooks, data tables and browser check.
 - :mod:`scripts.explore` and :mod:`scripts.bench`: the schedule explorer and the benchmark, run as ``python -m``.
-- :mod:`scripts.sessions`: the nox sessions, one function each; :mod:`scripts.cli`: ``python -m scripts``.
+- :mod:`scripts.sessions`: the nox sessions, one function each; :mod:`scripts.ci`: the CI job matrix and the merge
+  of the jobs' results, ``python -m scripts.ci``; :mod:`scripts.cli`: ``python -m scripts``.
 """

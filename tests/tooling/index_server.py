@@ -1,4 +1,8 @@
-"""A PEP 691 package index on loopback that serves synthetic agent-framework-core sdists."""
+"""A package index on loopback: synthetic agent-framework-core sdists (PEP 691), and any files (PEP 503 pages).
+
+``/simple/agent-framework-core/`` is what the tooling's sdist client reads; ``/pep503/<project>/`` is what pip and
+uv read, listing the files added to :attr:`Index.projects`.
+"""
 
 from __future__ import annotations
 
@@ -34,13 +38,28 @@ def make_sdist(version: str) -> bytes:
 
 
 class Index:
-    """What the server offers: sdists by version, and how many downloads it served."""
+    """What the server offers: sdists by version, files by project, and what it served."""
 
-    def __init__(self, versions: list[str]) -> None:
+    def __init__(self, versions: list[str], projects: dict[str, dict[str, bytes]] | None = None) -> None:
         self.sdists = {f"agent_framework_core-{v}.tar.gz": make_sdist(v) for v in versions}
         self.recorded_hashes = {name: hashlib.sha256(data).hexdigest() for name, data in self.sdists.items()}
+        self.projects = projects or {}
         self.downloads = 0
+        self.served: list[str] = []
         self.url = ""
+
+    def file(self, name: str) -> bytes | None:
+        """A file by name: an sdist or any project's file."""
+        files = {**self.sdists, **{n: data for f in self.projects.values() for n, data in f.items()}}
+        return files.get(name)
+
+    def page(self, project: str) -> bytes:
+        """The PEP 503 page of a project: a link per file, with its sha256."""
+        links = [
+            f'<a href="{self.url}/files/{name}#sha256={hashlib.sha256(data).hexdigest()}">{name}</a><br>'
+            for name, data in self.projects.get(project, {}).items()
+        ]
+        return f"<!DOCTYPE html><html><body>{''.join(links)}</body></html>".encode()
 
     def listing(self) -> bytes:
         files = [
@@ -59,14 +78,29 @@ def serve_index(index: Index) -> Generator[Index, None, None]:
             name = self.path.rsplit("/", 1)[-1]
             if self.path == "/simple/agent-framework-core/":
                 self._send(index.listing())
-            elif self.path.startswith("/files/") and name in index.sdists:
+            elif self.path.startswith("/pep503/") and self.path.endswith("/"):
+                self._send(index.page(self.path.split("/")[2]), "text/html")
+            elif self.path.startswith("/files/") and index.file(name) is not None:
                 index.downloads += 1
-                self._send(index.sdists[name])
+                index.served.append(name)
+                self._send(index.file(name) or b"")
             else:
                 self.send_error(404)
 
-        def _send(self, body: bytes) -> None:
+        def do_HEAD(self) -> None:
+            """uv asks for a file's headers first."""
+            body = index.file(self.path.rsplit("/", 1)[-1]) if self.path.startswith("/files/") else None
+            if body is None:
+                self.send_error(404)
+                return
             self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+
+        def _send(self, body: bytes, content_type: str | None = None) -> None:
+            self.send_response(200)
+            if content_type:
+                self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

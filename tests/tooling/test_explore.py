@@ -5,13 +5,20 @@ Imports the installed agent-framework-core (the explorer builds its workflows fr
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scripts.explore import driver
+from scripts.explore.__main__ import main as explore_main
 from scripts.explore.invariants import Violation
 from scripts.explore.operations import WEIGHTS, Op, format_ops, generate, parse_ops
+from scripts.explore.shards import Shard, read_rows
 from scripts.explore.subjects import FAMILIES
 
 
@@ -70,3 +77,71 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
 )  # fmt: skip
 def test_violations_are_classified_as_known_members(family: str, violation: Violation, member: str) -> None:
     assert driver.member_of(family, violation) == member
+
+
+@given(first=st.integers(0, 10**6), schedules=st.integers(1, 500), count=st.integers(1, 12))
+def test_shards_are_disjoint_and_together_are_the_unsharded_run(first: int, schedules: int, count: int) -> None:
+    shards = [Shard(index, count).seeds(first, schedules) for index in range(1, count + 1)]
+    seeds = [seed for shard in shards for seed in shard]
+    assert seeds == list(range(first, first + schedules))  # in order, so also disjoint
+
+
+def _explore(tmp_path: Path, name: str, *args: str) -> list[dict[str, Any]]:
+    target = tmp_path / f"{name}.json"
+    assert explore_main(["--family", "graph", "--schedules", "40", "--first-seed", "5", "--processes", "1",
+                         "--json", str(target), *args]) == 1  # fmt: skip
+    return read_rows(target)
+
+
+def test_sharded_runs_merge_into_the_unsharded_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran: list[int] = []
+
+    def fake_run(family: str, seed: int, ops: list[Op]) -> list[Violation]:
+        ran.append(seed)
+        return [Violation("lost-write", "gone")] if seed % 7 == 0 else []
+
+    monkeypatch.setattr(driver, "run_schedule", fake_run)
+
+    def unshrunk(family: str, seed: int, ops: list[Op], kind: str) -> list[Op]:
+        return ops
+
+    monkeypatch.setattr(driver, "shrink", unshrunk)
+    monkeypatch.setattr(driver, "quiet", lambda: None)
+    [whole] = _explore(tmp_path, "whole")
+    unsharded, ran[:] = list(ran), []
+    shards = [_explore(tmp_path, f"shard-{index}", "--shard", f"{index}/3")[0] for index in (1, 2, 3)]
+    assert sorted(ran) == unsharded == list(range(5, 45))
+    assert [row["seed_range"] for row in shards] == [[5, 17], [18, 30], [31, 44]]
+    merged_file = tmp_path / "merged.json"
+    shard_files = [str(tmp_path / f"shard-{index}.json") for index in (1, 2, 3)]
+    assert explore_main(["--merge", *shard_files, "--json", str(merged_file)]) == 0
+    [merged] = read_rows(merged_file)
+    timing = ("seconds", "date", "examples")
+    assert {k: v for k, v in merged.items() if k not in timing} == {k: v for k, v in whole.items() if k not in timing}
+    assert merged["examples"][0] == whole["examples"][0]
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("spec", ["3/2", "0/0", "1/0", "-1/2", "two/3", "1/2/3"])
+def test_a_bad_shard_spec_is_one_line_and_writes_nothing(
+    spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "stress.json"
+    assert explore_main([f"--shard={spec}", "--json", str(target)]) == 1
+    assert capsys.readouterr().err == f"runguard: error: shard {spec!r}: expected K/N with 1 <= K <= N, e.g. 1/2\n"
+    assert not target.exists()
+
+
+def test_merging_a_run_with_a_missing_shard_is_an_error_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    row = {"base": "1.0", "variant": "patched", "family": "graph", "series": "s", "schedules": 5,
+           "violating_schedules": 0, "seed_range": [0, 4], "shard": "1/2"}  # fmt: skip
+    shard = tmp_path / "shard.json"
+    shard.write_text(json.dumps({"rows": [row]}))
+    target = tmp_path / "merged.json"
+    assert explore_main(["--merge", str(shard), "--json", str(target)]) == 1
+    assert capsys.readouterr().err == "runguard: error: 1.0/patched/graph/: shards ['1/2'] are not all of 1..2\n"
+    assert not target.exists()
