@@ -2,7 +2,10 @@
 
 ``nox`` alone runs the default sessions (``nox -l`` marks them with ``*``) on every base in ``patches/bases``;
 ``nox -s SESSION -- --base V`` narrows a session to one base; ``nox -t data`` runs the sessions that write
-``docs/data``. Each session calls one function of :mod:`scripts.sessions` or runs ``python -m scripts.<module>``.
+``docs/data``. Sessions that run framework code run on every CPython found (``tests-3.10`` ... ``tests-3.13``;
+``-p X.Y`` or ``-- --python X.Y`` narrows): by default on the running one only, all with ``RUNGUARD_ALL_PYTHONS=1``
+(``python3 run.py --all-pythons``); see :mod:`scripts.sessions.matrix`. Each session calls one function of
+:mod:`scripts.sessions` or runs ``python -m scripts.<module>``.
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ import sys
 from pathlib import Path
 
 import nox
+from nox import registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scripts.sessions import applying, glue, reproducing, shipping, site, validation
+from scripts.sessions import applying, glue, matrix, reproducing, shipping, site, validation
 from scripts.sessions.glue import reported
 
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -22,6 +26,7 @@ nox.options.reuse_venv = "yes"
 
 WRITES_DOCS_DATA = ["data"]
 SHIPS = ["ship"]
+PYTHONS = matrix.session_pythons()  # every CPython 3.10+ found; reports a missing one once
 
 
 @nox.session(python=False, default=False)
@@ -31,15 +36,17 @@ def apply(session: nox.Session) -> None:
     applying.apply(session)
 
 
-@nox.session
+@nox.session(python=PYTHONS)
 @reported
+@matrix.cell
 def tests(session: nox.Session) -> None:
-    """Tooling tests once; per base, the tests the series adds to upstream and the scenario tests."""
+    """Tooling tests; per base, the tests the series adds to upstream and the scenario tests (per Python)."""
     validation.tests(session)
 
 
-@nox.session(default=False)
+@nox.session(python=PYTHONS, default=False)
 @reported
+@matrix.cell
 def upstream(session: nox.Session) -> None:
     """Upstream's workflow/agent tests before vs after the series: `-- --checkout PATH` or `-- --tests-from PATH`."""
     validation.upstream(session)
@@ -80,8 +87,9 @@ def applicability(session: nox.Session) -> None:
     applying.applicability(session)
 
 
-@nox.session(venv_backend="uv", default=False, tags=SHIPS)
+@nox.session(python=PYTHONS, venv_backend="uv", default=False, tags=SHIPS)
 @reported
+@matrix.cell
 def wheel(session: nox.Session) -> None:
     """`-- --base V`: build agent-framework-core V+runguard.<hash> into dist/; test it in a fresh venv."""
     shipping.wheel(session)
@@ -101,15 +109,17 @@ def repro(session: nox.Session) -> None:
     reproducing.repro(session)
 
 
-@nox.session(tags=WRITES_DOCS_DATA)
+@nox.session(python=PYTHONS, tags=WRITES_DOCS_DATA)
 @reported
+@matrix.cell
 def redgreen(session: nox.Session) -> None:
     """Per base and patch: its added tests fail by an assertion on the series prefix without it, then pass."""
     validation.redgreen(session)
 
 
-@nox.session(default=False)  # writes docs/data/stress.json only with --record
+@nox.session(python=PYTHONS, default=False)  # writes docs/data/stress.json only with --record
 @reported
+@matrix.cell
 def stress(session: nox.Session) -> None:
     """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
     validation.stress(session)
@@ -127,3 +137,6 @@ def bench(session: nox.Session) -> None:
 def timing(session: nox.Session) -> None:
     """How long `python3 run.py` takes cold (a fresh clone of HEAD) and warm: docs/data/validation-timing.json."""
     glue.report(session, "scripts.validate.timing")
+
+
+nox.options.sessions = matrix.default_sessions(registry.get())  # `nox` alone: on the running Python

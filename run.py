@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Bootstrap: create ``.venv-tools`` with the pinned nox and uv from ``pins.txt``, then run nox with the given args.
 
-Usage: ``python3 run.py`` (validate the series on every base) or ``python3 run.py -s tests`` (the test suite).
-Needs only Python >= 3.10 and git.
+Usage: ``python3 run.py`` (validate the series on every base, on this Python), ``python3 run.py --all-pythons``
+(the same on every CPython 3.10+ found) or ``python3 run.py -s tests`` (the test suite). Needs only Python >= 3.10
+and git.
 """
 
 from __future__ import annotations
@@ -39,10 +40,15 @@ def ensure_tools() -> None:
 
 
 def main() -> int:
-    """Run nox from the tools venv, passing all arguments through."""
+    """Run nox from the tools venv, passing all arguments through but ``--all-pythons`` (before any ``--``)."""
     ensure_tools()
     os.chdir(ROOT)
-    command = [str(tools_python()), "-m", "nox", *sys.argv[1:]]
+    arguments = sys.argv[1:]
+    ours = arguments[: arguments.index("--")] if "--" in arguments else arguments
+    if "--all-pythons" in ours:  # the noxfile's default sessions then run on every Python (scripts.sessions.matrix)
+        arguments.remove("--all-pythons")
+        os.environ["RUNGUARD_ALL_PYTHONS"] = "1"
+    command = [str(tools_python()), "-m", "nox", *arguments]
     if os.name != "nt":
         os.execv(command[0], command)  # noqa: S606 (nox replaces this process, so Ctrl-C reaches it directly)
     return subprocess.run(command, check=False).returncode

@@ -70,19 +70,20 @@ def build_matrix(
     if shards < 1 or schedules < shards:
         raise RunguardError(f"{shards} explorer shard(s) of {schedules} schedules: need 1 <= shards <= schedules")
     order = {name: rank for rank, name in enumerate(CI_SESSIONS)}
-    chosen = sorted((s for s in sessions if s["session"] in order), key=lambda s: (order[s["session"]], s["name"]))
+    # nox lists each session as "session" (what -s takes: tests-3.12) and "name" (the function: tests).
+    chosen = sorted((s for s in sessions if s["name"] in order), key=lambda s: (order[s["name"]], s["session"]))
     cells: list[Cell] = []
     for entry in chosen:
-        name: str = entry["name"]
+        name: str = entry["session"]
         for base in bases:
-            if entry["session"] != SHARDED:
+            if entry["name"] != SHARDED:
                 cells.append(Cell(f"{name}-{base}", name, _python(entry), base, f"--base {base}"))
                 continue
             for index in range(1, shards + 1):
                 args = f"--base {base} --schedules {schedules} --shard {index}/{shards} --record"
                 cells.append(Cell(f"{name}-{base}-{index}of{shards}", name, _python(entry), base, args))
     if not cells:
-        listed = ", ".join(sorted({str(s["session"]) for s in sessions})) or "nothing"
+        listed = ", ".join(sorted({str(s["name"]) for s in sessions})) or "nothing"
         raise RunguardError(
             f"the matrix is empty: bases {list(bases)}, nox lists {listed}, CI runs {', '.join(CI_SESSIONS)}"
         )

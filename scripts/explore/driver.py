@@ -11,6 +11,7 @@ import asyncio
 import gc
 import logging
 import multiprocessing
+import platform
 import random
 import time
 import warnings
@@ -121,12 +122,13 @@ def shrink(family: str, seed: int, ops: list[Op], kind: str) -> list[Op]:
 
 @dataclass
 class FamilyResult:
-    """What exploring one family found: the JSON record of one base x variant x family."""
+    """What exploring one family found: the JSON record of one base x variant x family x Python."""
 
     base: str
     variant: str
     family: str
     series: str
+    python: str = field(default_factory=platform.python_version)
     schedules: int = 0
     violating_schedules: int = 0
     seconds: float = 0.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import random
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -89,9 +90,16 @@ def generate(rng: random.Random, family: str, length: int) -> list[Op]:
     return ops
 
 
-def _is_refusal(error: BaseException) -> bool:
-    """The object refused a run because it is busy (WorkflowAgent says so through the workflow status)."""
-    return "already running" in str(error) or "invalid state to restart: WorkflowRunState.IN_PROGRESS" in str(error)
+BUSY_AGENT = re.compile(r"invalid state to restart: (WorkflowRunState\.)?IN_PROGRESS\b")
+
+
+def is_refusal(error: BaseException) -> bool:
+    """The object refused a run because it is busy (WorkflowAgent says so through the workflow status).
+
+    WorkflowAgent formats the status with an f-string: ``WorkflowRunState.IN_PROGRESS`` from Python 3.11 on, where
+    ``format()`` of a ``str`` enum gives its name, but ``IN_PROGRESS`` (its value) on 3.10.
+    """
+    return "already running" in str(error) or BUSY_AGENT.search(str(error)) is not None
 
 
 def _describe(error: BaseException) -> str:
@@ -194,7 +202,7 @@ class Session:
         try:
             stream = start()
         except Exception as error:
-            if not _is_refusal(error):
+            if not is_refusal(error):
                 self.probe.violate("exception", f"starting {run.name} raised {_describe(error)}")
                 run.state = FAILED
                 return True
@@ -264,7 +272,7 @@ class Session:
         elif isinstance(error, StopAsyncIteration):
             if run.state == OPEN:
                 self._completed(run)
-        elif self.family in LAZY_ADMISSION and run.pulled == 0 and _is_refusal(error):
+        elif self.family in LAZY_ADMISSION and run.pulled == 0 and is_refusal(error):
             self._refused_at_pull(run, error)
         else:
             self.probe.violate("exception", f"pulling {run.name} raised {_describe(error)}")
@@ -459,7 +467,7 @@ class Session:
             self.probe.violate("hang", "cancel_pending_requests() did not finish")
             return
         except Exception as error:
-            if not _is_refusal(error):
+            if not is_refusal(error):
                 self.probe.violate("exception", f"cancel_pending_requests() raised {_describe(error)}")
             elif not live:
                 self.probe.violate(

@@ -52,13 +52,20 @@ def reported(function: SessionFunction) -> SessionFunction:
     return guarded
 
 
-def options(session: nox.Session) -> argparse.Namespace:
-    """The ``--base``, ``--checkout`` and ``--tests-from`` arguments after ``--``."""
+def parser(session: nox.Session) -> argparse.ArgumentParser:
+    """The arguments after ``--`` that sessions share: ``--base`` and ``--python`` (see ``scripts.sessions.matrix``)."""
     parser = argparse.ArgumentParser(prog=f"nox -s {session.name} --")
     parser.add_argument("--base", help="validate on this released version only")
-    parser.add_argument("--checkout", help="(upstream, applicability) a git clone of microsoft/agent-framework")
-    parser.add_argument("--tests-from", help="(upstream) run this checkout's tests against the bases")
-    return parser.parse_args(session.posargs)
+    parser.add_argument("--python", metavar="X.Y", help="(sessions run per Python) run on this Python only")
+    return parser
+
+
+def options(session: nox.Session) -> argparse.Namespace:
+    """The ``--base``, ``--python``, ``--checkout`` and ``--tests-from`` arguments after ``--``."""
+    arguments = parser(session)
+    arguments.add_argument("--checkout", help="(upstream, applicability) a git clone of microsoft/agent-framework")
+    arguments.add_argument("--tests-from", help="(upstream) run this checkout's tests against the bases")
+    return arguments.parse_args(session.posargs)
 
 
 def patched_bases(session: nox.Session, base: str | None = None) -> Iterator[tuple[str, Path, PatchedCheckout]]:

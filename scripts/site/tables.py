@@ -102,24 +102,82 @@ def _verdict(verdict: object) -> str:
     return ("" if outcome.get("ok") else "**FAIL:** ") + _cell(outcome.get("detail", verdict))
 
 
+NO_TEST: Row = {"test": "", "red": {"ok": False, "detail": "-"}, "green": {"ok": False, "detail": "-"}}
+
+
+def _python_of(entry: Row, data: Mapping[str, Any]) -> str:
+    """The Python an entry ran on (files from before the matrix name their one Python at the top)."""
+    return str(entry.get("python", data.get("python", "?")))
+
+
 def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
-    """One row per base, patch and test, as the redgreen session writes them (tests nested in ``patches``)."""
-    body: list[list[str]] = []
-    for number, proof in enumerate(_objects(data, "patches", f"{name}.json")):
+    """The base x Python matrix of proven tests, then one row per base, patch and test with a column per Python."""
+    entries = _objects(data, "patches", f"{name}.json")
+    pythons = list(dict.fromkeys(_python_of(entry, data) for entry in entries))
+    rows: dict[tuple[str, str, str], dict[str, Row]] = {}
+    for number, proof in enumerate(entries):
         where = f"{name}.json patches[{number}]"
         _require(proof, ["base", "patch"], where)
         tests = _objects(proof, "tests", where)
-        first = [_cell(proof["base"]), f"`{proof['patch']}`"]
-        body += [] if tests else [[*first, "-", "**FAIL:** no test ran", "-"]]
         for index, test in enumerate(tests):
             _require(test, ["test", "red", "green"], f"{where}.tests[{index}]")
-            body.append([*first, f"`{short_test_name(str(test['test']))}`", _verdict(test["red"]), _verdict(test["green"])])
-    summary = ["**Every test failed without its patch and passed with it.**", ""] if data.get("ok") is True else []
-    return summary + markdown_table(["base", "patch", "test", "without the patch (red)", "with the patch (green)"], body)
+        for test in tests or [NO_TEST]:
+            rows.setdefault((str(proof["base"]), str(proof["patch"]), str(test["test"])), {})[_python_of(proof, data)] = test
+    bases = list(dict.fromkeys(base for base, _, _ in rows))
+    matrix = [
+        [_cell(base)]
+        + [_proven([tests[python] for (b, _, _), tests in rows.items() if b == base and python in tests]) for python in pythons]
+        for base in bases
+    ]
+    details = [
+        [_cell(base), f"`{patch}`", f"`{short_test_name(test)}`" if test else "-", _cell(_reason(tests))]
+        + [_outcome(tests.get(python)) for python in pythons]
+        for (base, patch, test), tests in rows.items()
+    ]
+    summary = ["**Every test failed without its patch and passed with it, on every Python.**", ""] if data.get("ok") is True else []
+    return [
+        *summary,
+        *markdown_table(["base", *(f"Python {python}" for python in pythons)], matrix),
+        "",
+        *markdown_table(["base", "patch", "test", "without the patch (red)", *(f"Python {python}" for python in pythons)], details),
+    ]
+
+
+def _ok(test: Row) -> bool:
+    if test.get("skipped"):
+        return False
+    return all(isinstance(test.get(color), dict) and cast("Row", test[color]).get("ok") for color in ("red", "green"))
+
+
+def _proven(tests: list[Row]) -> str:
+    """A matrix cell: how many of a base's tests were proven on one Python (and skipped themselves there)."""
+    proven, skipped = sum(map(_ok, tests)), sum(bool(test.get("skipped")) for test in tests)
+    cell = f"{proven}/{len(tests)} proven" + (f", {skipped} skipped (not for this Python)" if skipped else "")
+    return cell if proven + skipped == len(tests) else f"**FAIL:** {cell}"
+
+
+def _reason(tests: Mapping[str, Row]) -> str:
+    """Why a test is red without its patch (the first Python's assertion; another Python's differing one is a FAIL)."""
+    return str(cast("Row", next(iter(tests.values()))["red"]).get("detail", ""))
+
+
+def _outcome(test: Row | None) -> str:
+    """A test on one Python: proven (red, then green), or which half failed and how."""
+    if test is None:
+        return "not run"
+    if test is NO_TEST:
+        return "**FAIL:** no test ran"
+    if test.get("skipped"):
+        return f"skipped: {_cell(test['skipped'])}"
+    if _ok(test):
+        return "proven"
+    failed = [(color, test[color]) for color in ("red", "green") if not cast("Row", test[color]).get("ok")]
+    return "; ".join(f"{color} {_verdict(verdict)}" for color, verdict in failed)
 
 
 _stress_runs = flat_table(
     Column("base", "base"),
+    Column("python", "Python", required=False),
     Column("variant", "series"),
     Column("family", "scenario family"),
     Column("schedules", "schedules"),
@@ -133,11 +191,12 @@ def stress_tables(data: Mapping[str, Any], name: str) -> list[str]:
     """The explorer's runs, then for each run that found violations how many schedules each member took."""
     rows = _rows(data, name)
     found = [
-        [_cell(row["base"]), _cell(row["variant"]), _cell(row["family"]), _cell(member), _cell(schedules)]
+        [_cell(row["base"]), _cell(row.get("python")), _cell(row["variant"]), _cell(row["family"])]
+        + [_cell(member), _cell(schedules)]
         for row in rows
         for member, schedules in sorted(cast("Row", row.get("members_found_after", {})).items())
     ]
-    headers = ["base", "series", "scenario family", "member", "found after (schedules)"]
+    headers = ["base", "Python", "series", "scenario family", "member", "found after (schedules)"]
     return _stress_runs(data, name) + (["", *markdown_table(headers, found)] if found else [])
 
 

@@ -5,8 +5,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, cast
 from xml.etree import ElementTree
 
 # The junit properties that scripts.validate.pytest_plugin records for a test whose call raised.
@@ -51,6 +52,21 @@ def read_report(junit_xml: Path) -> dict[str, JunitCase]:
         return junit_cases(junit_xml)
     except (OSError, SyntaxError):  # ElementTree.ParseError is a SyntaxError
         return {}
+
+
+def cases_to_json(runs: list[dict[str, JunitCase]]) -> list[dict[str, dict[str, object]]]:
+    """Reports' cases as JSON, to keep them (see :mod:`scripts.validate.results_cache`)."""
+    return [{test: asdict(case) for test, case in run.items()} for run in runs]
+
+
+def cases_from_json(kept: object) -> list[dict[str, JunitCase]] | None:
+    """Reports' cases from :func:`cases_to_json`; None when ``kept`` is not such a list."""
+    if not isinstance(kept, list):
+        return None
+    try:
+        return [{test: JunitCase(**case) for test, case in run.items()} for run in cast("list[dict[str, Any]]", kept)]
+    except (AttributeError, TypeError):
+        return None
 
 
 def selects(test_id: str, junit_key: str) -> bool:

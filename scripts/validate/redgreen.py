@@ -7,7 +7,9 @@ means the test does not show the bug it names.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any, cast
 
 from scripts.series.common import aligned_table, short_test_name
 from scripts.validate.junit import EXCEPTION, EXCEPTION_MESSAGE, JunitCase
@@ -27,16 +29,21 @@ class Verdict:
 
 @dataclass(frozen=True)
 class TestProof:
-    """A test added by a patch, run on the prefix without the patch (red) and with it (green)."""
+    """A test added by a patch, run on the prefix without the patch (red) and with it (green).
+
+    ``skipped`` is the test's own reason when it skipped itself both times: it does not apply on this Python
+    (a ``skipif`` on the version), which the tables show as such rather than as proven or failed.
+    """
 
     test: str
     red: Verdict
     green: Verdict
+    skipped: str = ""
 
     @property
     def ok(self) -> bool:
-        """Red for the right reason, then green."""
-        return self.red.ok and self.green.ok
+        """Red for the right reason, then green; or not applicable here by the test's own choice."""
+        return bool(self.skipped) or (self.red.ok and self.green.ok)
 
 
 @dataclass(frozen=True)
@@ -49,8 +56,8 @@ class PatchProof:
 
     @property
     def ok(self) -> bool:
-        """Every added test proves the patch; a patch that adds no test proves nothing."""
-        return bool(self.tests) and all(test.ok for test in self.tests)
+        """Every added test proves the patch or does not apply; one at least proves it (no test proves nothing)."""
+        return any(not test.skipped for test in self.tests) and all(test.ok for test in self.tests)
 
 
 def _one_line(text: str) -> str:
@@ -83,9 +90,22 @@ def prove_patch(base: str, patch: str, red: dict[str, JunitCase], green: dict[st
     """Pair each test of the red and the green report (a test missing from a report did not run)."""
     tests = sorted(red.keys() | green.keys())
     proofs = [
-        TestProof(test, red_verdict(red.get(test, NOT_RUN)), green_verdict(green.get(test, NOT_RUN))) for test in tests
+        TestProof(
+            test,
+            red_verdict(red.get(test, NOT_RUN)),
+            green_verdict(green.get(test, NOT_RUN)),
+            _skipped(red, green, test),
+        )
+        for test in tests
     ]
     return PatchProof(base, patch, proofs)
+
+
+def _skipped(red: dict[str, JunitCase], green: dict[str, JunitCase], test: str) -> str:
+    """The reason a test gave for skipping itself, when it did so without the patch and with it alike."""
+    cases = (red.get(test, NOT_RUN), green.get(test, NOT_RUN))
+    same = cases[0].outcome == cases[1].outcome == "skipped" and cases[0].message == cases[1].message
+    return _one_line(cases[0].message) or "skipped" if same else ""
 
 
 def _cell(verdict: Verdict) -> str:
@@ -103,18 +123,22 @@ def format_proofs(proofs: list[PatchProof]) -> str:
                 (proof.base, proof.patch, "-", "FAIL: no test ran (the patch adds none, or none collected)", "-")
             )
         for test in proof.tests:
-            rows.append((proof.base, proof.patch, short_test_name(test.test), _cell(test.red), _cell(test.green)))
+            red, green = (
+                (f"skipped here: {test.skipped}", "-") if test.skipped else (_cell(test.red), _cell(test.green))
+            )
+            rows.append((proof.base, proof.patch, short_test_name(test.test), red, green))
     return "\n".join(aligned_table(rows))
 
 
-def evidence(proofs: list[PatchProof], python_version: str) -> dict[str, object]:
-    """The body of ``docs/data/redgreen.json``: the proofs, the bases and the Python the tests ran on."""
+def evidence(proofs: list[PatchProof], python_version: str) -> dict[str, Any]:
+    """One Python's part of ``docs/data/redgreen.json``: the proofs, each marked with the Python they ran on."""
     return {
-        "python": python_version,
+        "pythons": [python_version],
         "bases": list(dict.fromkeys(proof.base for proof in proofs)),
         "ok": all(proof.ok for proof in proofs),
         "patches": [
             {
+                "python": python_version,
                 "base": proof.base,
                 "patch": proof.patch,
                 "ok": proof.ok,
@@ -122,4 +146,30 @@ def evidence(proofs: list[PatchProof], python_version: str) -> dict[str, object]
             }
             for proof in proofs
         ],
+    }
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:2])
+
+
+def merge_evidence(earlier: Mapping[str, Any], current: Mapping[str, Any], series: str) -> dict[str, Any]:
+    """The base x Python matrix: ``current`` (one Python's evidence) with ``earlier``'s other Pythons.
+
+    Earlier results are kept only when they were produced with the same series, and never for the Python that
+    ``current`` ran on (the same ``X.Y``): every entry of the file then belongs to ``series``.
+    """
+    ran_on = _minor(current["pythons"][0])
+    same_series = cast("Mapping[str, Any]", earlier.get("produced", {})).get("series") == series
+    kept = [
+        {"python": earlier.get("python", ""), **entry}  # files from before the matrix name their one Python on top
+        for entry in cast("list[dict[str, Any]]", earlier.get("patches", []) if same_series else [])
+    ]
+    kept = [entry for entry in kept if entry["python"] and _minor(entry["python"]) != ran_on]
+    patches = sorted([*kept, *current["patches"]], key=lambda entry: _minor(entry["python"]))
+    return {
+        "pythons": list(dict.fromkeys(entry["python"] for entry in patches)),
+        "bases": list(dict.fromkeys(entry["base"] for entry in patches)),
+        "ok": all(entry["ok"] for entry in patches),
+        "patches": patches,
     }

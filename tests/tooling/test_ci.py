@@ -39,7 +39,7 @@ def test_the_matrix_names_only_sessions_that_exist() -> None:
 
 def _entry(session: str, python: str | None = None) -> dict[str, Any]:
     name = f"{session}-{python}" if python else session
-    return {"session": session, "name": name, "description": "", "python": python, "tags": [], "call_spec": {}}
+    return {"session": name, "name": session, "description": "", "python": python, "tags": [], "call_spec": {}}
 
 
 def test_sessions_parametrized_by_python_give_one_cell_per_python_and_base() -> None:

@@ -54,12 +54,12 @@ def test_stress_lists_each_run_and_how_soon_each_member_was_found(tmp_path: Path
         {"base": "1.22.0", "variant": "patched", "family": "graph", "schedules": 10000, "violating_schedules": 0},
         {
             "base": "1.22.0", "variant": "unpatched", "family": "graph", "schedules": 2000, "violating_schedules": 72,
-            "members_found_after": {"G1 late discard": 919},
+            "members_found_after": {"G1 late discard": 919}, "python": "3.12.1",
         },
     ]  # fmt: skip
     text = render_dataset("stress", _write(tmp_path, "stress", {"produced": STAMP, "rows": rows}), SERIES)
-    assert "| 1.22.0 | patched | graph | 10,000 | 0 |" in text
-    assert "| 1.22.0 | unpatched | graph | G1 late discard | 919 |" in text
+    assert "| 1.22.0 | - | patched | graph | 10,000 | 0 |" in text  # a row from before the matrix names no Python
+    assert "| 1.22.0 | 3.12.1 | unpatched | graph | G1 late discard | 919 |" in text
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_a_file_without_a_required_key_names_it(tmp_path: Path, body: object, me
 def test_redgreen_renders_the_redgreen_sessions_evidence(tmp_path: Path) -> None:
     test = "tests.workflow.test_x::test_y"
     proven = {"test": test, "red": {"ok": True, "detail": "lost the write"}, "green": {"ok": True, "detail": "passed"}}
-    unproven = {**proven, "green": {"ok": False, "detail": "AssertionError"}}
+    unproven = {**proven, "test": "tests.workflow.test_x::test_z", "green": {"ok": False, "detail": "AssertionError"}}
     evidence: dict[str, object] = {
         "produced": STAMP,
         "python": "3.11.7",
@@ -92,10 +92,27 @@ def test_redgreen_renders_the_redgreen_sessions_evidence(tmp_path: Path) -> None
     text = render_dataset("redgreen", _write(tmp_path, "redgreen", evidence), SERIES)
     assert "Produced **2026-11-29T19:30:00+00:00** on Linux x86_64" in text
     assert "older series" not in text
-    assert "| 1.22.0 | `0001-a.patch` | `test_x::test_y` | lost the write | passed |" in text
-    assert "| `test_x::test_y` | lost the write | **FAIL:** AssertionError |" in text
-    assert "| 1.22.0 | `0002-b.patch` | - | **FAIL:** no test ran | - |" in text
+    assert "| base | Python 3.11.7 |" in text
+    assert "| 1.22.0 | **FAIL:** 1/3 proven |" in text
+    assert "| 1.22.0 | `0001-a.patch` | `test_x::test_y` | lost the write | proven |" in text
+    assert "| `test_x::test_z` | lost the write | green **FAIL:** AssertionError |" in text
+    assert "| 1.22.0 | `0002-b.patch` | - | - | **FAIL:** no test ran |" in text
     assert "Every test failed without its patch" not in text
+
+
+def test_redgreen_is_a_base_by_python_matrix(tmp_path: Path) -> None:
+    proven = {"test": "t::a", "red": {"ok": True, "detail": "lost"}, "green": {"ok": True, "detail": "passed"}}
+    skipped = {**proven, "red": {"ok": False, "detail": "skipped"}, "skipped": "no count on 3.10"}
+    patches = [
+        {"python": "3.10.13", "base": "1.22.0", "patch": "0001-a.patch", "tests": [skipped]},
+        {"python": "3.12.1", "base": "1.22.0", "patch": "0001-a.patch", "tests": [proven]},
+    ]
+    evidence = {"produced": STAMP, "ok": True, "patches": patches}
+    text = render_dataset("redgreen", _write(tmp_path, "redgreen", evidence), SERIES)
+    assert "**Every test failed without its patch and passed with it, on every Python.**" in text
+    assert "| base | Python 3.10.13 | Python 3.12.1 |" in text
+    assert "| 1.22.0 | 0/1 proven, 1 skipped (not for this Python) | 1/1 proven |" in text
+    assert "| 1.22.0 | `0001-a.patch` | `t::a` | skipped | skipped: no count on 3.10 | proven |" in text
 
 
 def test_redgreen_without_its_patches_list_names_it(tmp_path: Path) -> None:

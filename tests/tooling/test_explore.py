@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scripts.explore import driver
 from scripts.explore.__main__ import main as explore_main
 from scripts.explore.invariants import Violation
-from scripts.explore.operations import WEIGHTS, Op, format_ops, generate, parse_ops
+from scripts.explore.operations import WEIGHTS, Op, format_ops, generate, is_refusal, parse_ops
 from scripts.explore.shards import Shard, read_rows
 from scripts.explore.subjects import FAMILIES
 
@@ -149,3 +149,13 @@ def test_merging_a_run_with_a_missing_shard_is_an_error_and_writes_nothing(
 
 def test_every_family_has_a_place_in_the_start_order() -> None:
     assert sorted(driver.SLOWEST_FIRST) == sorted(FAMILIES)
+
+
+@pytest.mark.parametrize("status", ["WorkflowRunState.IN_PROGRESS", "IN_PROGRESS"])  # 3.11+ and 3.10 spellings
+def test_a_busy_workflow_agent_is_a_refusal_on_every_python(status: str) -> None:
+    assert is_refusal(AgentRefused(f"The underlying workflow is in an invalid state to restart: {status}."))
+    assert not is_refusal(AgentRefused("The underlying workflow is in an invalid state to restart: FAILED."))
+
+
+class AgentRefused(Exception):
+    """Stands for agent_framework's AgentException."""

@@ -17,6 +17,7 @@ from scripts.validate.redgreen import (
     evidence,
     format_proofs,
     green_verdict,
+    merge_evidence,
     prove_patch,
     red_verdict,
 )
@@ -121,12 +122,49 @@ def test_proof_pairs_runs_and_fails_on_anything_missing(tmp_path: Path) -> None:
     assert "FAIL: no test ran" in table[3]
 
     body = evidence([proven, not_green], "3.11.7")
-    assert (body["python"], body["bases"], body["ok"]) == ("3.11.7", ["1.0"], False)
+    assert (body["pythons"], body["bases"], body["ok"]) == (["3.11.7"], ["1.0"], False)
     patches = cast("list[dict[str, Any]]", body["patches"])
+    assert patches[0]["python"] == "3.11.7"
     assert patches[0]["tests"][0] == {
         "test": "t::a", "red": {"ok": True, "detail": "x was lost"}, "green": {"ok": True, "detail": "passed"},
-        "ok": True,
+        "skipped": "", "ok": True,
     }  # fmt: skip
+
+
+def test_a_test_that_skips_itself_on_this_python_is_neither_proven_nor_failed() -> None:
+    red = JunitCase("failed", "assert x", {"exception": "AssertionError", "exception_message": "x was lost"})
+    passed, skipped = JunitCase("passed", "", {}), JunitCase("skipped", "no cancellation count on 3.10", {})
+    proof = prove_patch("1.0", "0001-a.patch", {"t::a": red, "t::b": skipped}, {"t::a": passed, "t::b": skipped})
+    assert proof.ok
+    assert proof.tests[1].skipped == "no cancellation count on 3.10"
+    assert "skipped here: no cancellation count on 3.10" in format_proofs([proof])
+    only_skipped = prove_patch("1.0", "0002-b.patch", {"t::b": skipped}, {"t::b": skipped})
+    assert not only_skipped.ok  # a patch none of whose tests runs here proves nothing here
+    skipped_once = prove_patch("1.0", "0003-c.patch", {"t::c": skipped}, {"t::c": passed})
+    assert not skipped_once.ok
+
+
+def _one_python(python: str, ok: bool = True) -> dict[str, Any]:
+    red = JunitCase("failed", "", {"exception": "AssertionError"}) if ok else JunitCase("passed", "", {})
+    return evidence([prove_patch("1.0", "0001-a.patch", {"t::a": red}, {"t::a": JunitCase("passed", "", {})})], python)
+
+
+def test_the_matrix_keeps_other_pythons_of_the_same_series_and_replaces_this_one() -> None:
+    earlier = merge_evidence({}, _one_python("3.12.1"), "s1")
+    earlier = merge_evidence({"produced": {"series": "s1"}, **earlier}, _one_python("3.10.13", ok=False), "s1")
+    assert (earlier["pythons"], earlier["ok"]) == (["3.10.13", "3.12.1"], False)
+    again = merge_evidence({"produced": {"series": "s1"}, **earlier}, _one_python("3.10.14"), "s1")
+    assert (again["pythons"], again["ok"]) == (["3.10.14", "3.12.1"], True)
+    assert len(again["patches"]) == 2
+    other_series = merge_evidence({"produced": {"series": "s0"}, **earlier}, _one_python("3.11.7"), "s1")
+    assert other_series["pythons"] == ["3.11.7"]
+
+
+def test_a_file_from_before_the_matrix_names_its_python_on_top() -> None:
+    old = {"produced": {"series": "s1"}, "python": "3.11.7", "patches": [{"base": "1.0", "ok": True}]}
+    merged = merge_evidence(old, _one_python("3.13.0"), "s1")
+    assert merged["pythons"] == ["3.11.7", "3.13.0"]
+    assert merged["patches"][0] == {"python": "3.11.7", "base": "1.0", "ok": True}
 
 
 def test_prefixes_map_each_applied_patch_to_its_commit(

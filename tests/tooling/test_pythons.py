@@ -1,0 +1,137 @@
+"""The Python matrix: interpreter discovery on stand-in interpreters, narrowing, CI's requirement, bad input."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from scripts.series.errors import RunguardError
+from scripts.sessions.matrix import ALL_PYTHONS, check, default_sessions, requested_python
+from scripts.sources.pythons import Candidate, Discovery, Interpreter, discover, link_directory
+from tests.tooling.helpers import REPO_ROOT
+
+
+def fake_python(directory: Path, name: str, answer: str, code: int = 0) -> Path:
+    """A stand-in interpreter that prints ``answer`` (like the probe would) and exits with ``code``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(f"#!/bin/sh\necho '{answer}'\nexit {code}\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_a_broken_candidate_is_skipped_and_the_next_one_of_its_version_used(tmp_path: Path) -> None:
+    shim = fake_python(tmp_path / "shims", "python3.12", "pyenv: python3.12: command not found", code=127)
+    real = fake_python(tmp_path / "versions", "python3.12", "CPython 3.12.1")
+    newest = fake_python(tmp_path / "uv", "python3", "CPython 3.14.0")
+    found = discover(
+        [Candidate(shim, "PATH", "3.12"), Candidate(real, "pyenv", "3.12"), Candidate(newest, "uv", "3.14")]
+    )
+    assert found.versions() == ["3.12", "3.14"]
+    assert found.found["3.12"] == Interpreter("3.12.1", real.resolve(), "pyenv")
+    assert found.skipped == [f"{shim} (PATH) is broken: exit 127"]
+
+
+def test_only_cpython_3_10_and_newer_is_kept(tmp_path: Path) -> None:
+    pypy = fake_python(tmp_path, "pypy", "PyPy 3.10.14")
+    old = fake_python(tmp_path, "old", "CPython 3.9.18")
+    gone = tmp_path / "python3.11"
+    found = discover(
+        [Candidate(pypy, "PATH", "3.10"), Candidate(old, "pyenv", "3.10"), Candidate(gone, "PATH", "3.11")]
+    )
+    assert found.versions() == []
+    assert found.skipped == [
+        f"{pypy} (PATH) is PyPy 3.10.14, not CPython 3.10 or newer",
+        f"{gone} (PATH) does not run: FileNotFoundError",
+        f"{old} (pyenv) is CPython 3.9.18, not CPython 3.10 or newer",
+    ]
+
+
+def test_the_running_interpreter_is_found_without_a_probe_of_other_candidates() -> None:
+    found = discover()
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert running in found.versions()
+    assert found.found[running].version == ".".join(map(str, sys.version_info[:3]))
+
+
+@pytest.mark.parametrize(
+    ("requested", "message"),
+    [
+        ("3.9", "unknown Python '3.9': give X.Y, 3.10 or newer (found: 3.12)"),
+        ("three", "unknown Python 'three': give X.Y, 3.10 or newer (found: 3.12)"),
+        ("", "unknown Python '': give X.Y, 3.10 or newer (found: 3.12)"),
+        ("3.14", "Python 3.14 not found on PATH, by uv or under pyenv's versions"),
+        ("3.13", "Python 3.13 not found on PATH, by uv or under pyenv's versions "
+                 "(/shims/python3.13 (PATH) is broken: exit 127)"),
+    ],
+)  # fmt: skip
+def test_an_unknown_missing_or_broken_python_is_one_line(requested: str, message: str) -> None:
+    found = Discovery({"3.12": Interpreter("3.12.1", Path("/p/python3.12"), "pyenv")})
+    found.skipped.append("/shims/python3.13 (PATH) is broken: exit 127")
+    with pytest.raises(RunguardError) as raised:
+        check(found, requested, ci=False)
+    assert str(raised.value) == message
+
+
+def test_a_missing_python_is_reported_once_here_and_fails_ci() -> None:
+    found = Discovery({minor: Interpreter(f"{minor}.0", Path(f"/p/{minor}"), "pyenv") for minor in ("3.11", "3.12")})
+    assert check(found, None, ci=False) == [
+        "runguard: Python 3.10 not found on PATH, by uv or under pyenv's versions: its sessions are skipped",
+        "runguard: Python 3.13 not found on PATH, by uv or under pyenv's versions: its sessions are skipped",
+    ]
+    with pytest.raises(RunguardError, match=r"^CI needs every Python from 3.10 to 3.13: Python 3.10 not found"):
+        check(found, None, ci=True)
+
+
+def test_python_is_read_after_the_double_dash_only() -> None:
+    assert requested_python(["nox", "-s", "tests", "--", "--base", "1.22.0", "--python", "3.12"]) == "3.12"
+    assert requested_python(["nox", "--", "--python=3.10"]) == "3.10"
+    assert requested_python(["nox", "-p", "3.12"]) is None
+    assert requested_python(["nox", "--", "--python"]) == ""
+
+
+@dataclass
+class Declared:
+    python: object
+    default: bool
+
+
+def test_the_default_run_uses_the_running_python_unless_all_are_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    declared = {
+        "tests": Declared(["3.10", "3.11"], True),
+        "lint": Declared(None, True),
+        "stress": Declared(["3.10", "3.11"], False),
+    }
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    monkeypatch.delenv(ALL_PYTHONS, raising=False)
+    assert default_sessions(declared) == [f"tests-{running}", "lint"]
+    monkeypatch.setenv(ALL_PYTHONS, "1")
+    assert default_sessions(declared) == ["tests", "lint"]
+
+
+def test_links_point_at_the_chosen_interpreters_and_are_replaced(tmp_path: Path) -> None:
+    first, second = fake_python(tmp_path, "a", "CPython 3.12.1"), fake_python(tmp_path, "b", "CPython 3.12.2")
+    links = link_directory(Discovery({"3.12": Interpreter("3.12.1", first, "pyenv")}), tmp_path / "links")
+    link_directory(Discovery({"3.12": Interpreter("3.12.2", second, "pyenv")}), links)
+    assert (links / "python3.12").readlink() == second
+    assert sorted(path.name for path in links.iterdir()) == ["python3.12"]
+
+
+@pytest.mark.parametrize("python", ["3.9", "2.7.18"])
+def test_nox_stops_at_an_unknown_python_with_one_line_and_writes_nothing(tmp_path: Path, python: str) -> None:
+    nox = [sys.executable, "-m", "nox", "-f", str(REPO_ROOT / "noxfile.py"), "-s", "tests", "--", "--python", python]
+    (tmp_path / "work").mkdir()
+    env = {**os.environ, "RUNGUARD_CACHE": str(tmp_path / "cache")}
+    result = subprocess.run(nox, capture_output=True, text=True, env=env, cwd=tmp_path / "work", check=False)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"runguard: error: unknown Python '{python}': give X.Y, 3.10 or newer "
+        + (f"(found: {', '.join(discover().versions())})")
+    ]
+    assert result.stdout == ""
+    assert sorted(path.name for path in tmp_path.rglob("*")) == ["work"]
