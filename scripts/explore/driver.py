@@ -30,7 +30,8 @@ MIN_OPS, MAX_OPS = 3, 14
 SHRINK_BUDGET = 150  # schedule runs spent shrinking one violation
 SHUTDOWN_TIMEOUT = 30.0
 
-GRAPH, AGENT = frozenset({"graph", "agent"}), frozenset({"agent"})
+GRAPH, AGENT = frozenset({"graph", "agent", "subworkflow"}), frozenset({"agent"})
+CONTINUED = frozenset({"graph", "subworkflow"})  # families that answer requests with responses= runs
 FUNCTIONAL = frozenset({"functional", "functional-agent"})
 EVERY = GRAPH | FUNCTIONAL
 
@@ -45,8 +46,10 @@ MEMBERS: tuple[tuple[str, frozenset[str], str, str], ...] = (
     ("G4 a closed run's messages block the next run", GRAPH, "exception", "in-flight executor"),
     ("G5 status stays IN_PROGRESS after close/cancel/drop", GRAPH, "status", ""),
     ("G5 WorkflowAgent refuses the next turn", AGENT, "guard-leaked", "invalid state to restart"),
-    ("G6 cancel_pending_requests() ignores the run guard", frozenset({"graph"}), "cancel-pending-admitted", ""),
+    ("G6 cancel_pending_requests() ignores the run guard", CONTINUED, "cancel-pending-admitted", ""),
     ("G7 WorkflowAgent close() returns while the run executes", AGENT, "live-after-end", "after close() returned"),
+    ("G9 an abandoned responses= run loses the answer", CONTINUED, "exception", "No pending requests"),
+    ("G9 an answer is delivered twice", CONTINUED, "answered-twice", ""),
     ("F1 ResponseStream.close() during another task's pull", EVERY, "exception", "generator is already running"),
     ("F1 close() during a pull returns while the run executes", EVERY, "live-after-end", "close() during a pull"),
     ("F1 close() during a pull releases the guard while the run executes", FUNCTIONAL, "overlap", ""),

@@ -116,6 +116,10 @@ class Probe:
                 lost = [key for key in inv.keys if inv.run == run and key not in visible]
                 if lost:
                     self.violate("lost-write", f"{run} completed, but its writes {lost} are not in the state")
+        askers = [str(asker) for key, asker in visible.items() if key.startswith("answer:")]
+        twice = sorted({asker for asker in askers if askers.count(asker) > 1})
+        if twice:
+            self.violate("answered-twice", f"the request of {', '.join(twice)} was answered more than once")
 
     def check_events(self, run: str, tags: Iterable[str]) -> None:
         """Every output the caller of ``run`` received belongs to ``run``."""

@@ -1,10 +1,11 @@
 """Operation sequences over one run-able object: generating them from a seed and executing them.
 
 An operation names what a caller does (start a run, pull, drop the stream, collect garbage, close, cancel the
-consumer, answer a request, ...) and which run it targets, counted back from the latest run (``close:1`` closes
-the run before the latest). An operation that does not apply at that point (pulling a closed run) does
-nothing, so every sequence runs and a shortened sequence still means something. Executing checks the
-invariants after each operation and tears the object down at the end.
+consumer, answer a request, time out on an answer and answer again, resume from the latest checkpoint, ...) and
+which run it targets, counted back from the latest run (``close:1`` closes the run before the latest). An
+operation that does not apply at that point (pulling a closed run) does nothing, so every sequence runs and a
+shortened sequence still means something. Executing checks the invariants after each operation and tears the
+object down at the end.
 """
 
 from __future__ import annotations
@@ -25,18 +26,23 @@ TIMEOUT = 10.0  # virtual seconds for anything that must finish
 OPEN, COMPLETED, CLOSED, CANCELLED, DROPPED, REFUSED, FAILED = (
     "open", "completed", "closed", "cancelled", "dropped", "refused", "failed",
 )  # fmt: skip
-TARGETED = frozenset({"pull", "wait", "until", "drain", "release", "drop", "close", "cancel"})
+TARGETED = frozenset({"pull", "wait", "until", "drain", "release", "drop", "close", "cancel", "reanswer"})
 WEIGHTS = {
     "start": 4, "ask": 1, "answer": 1, "pull": 4, "wait": 2, "until": 4, "drain": 2, "release": 3, "drop": 2,
-    "gc": 2, "close": 2, "cancel": 2, "cancel_pending": 1, "settle": 1,
+    "gc": 2, "close": 2, "cancel": 2, "cancel_pending": 1, "settle": 1, "reanswer": 2, "restore": 1,
 }  # fmt: skip
+# Families that answer requests with responses= runs ask, answer and retry answers more often.
+CONTINUATION_WEIGHTS = {"ask": 3, "drain": 3, "answer": 3, "reanswer": 3}
+CONTINUATIONS = frozenset({"graph", "subworkflow"})
 UNTIL_PULLS = 12
 UNSUPPORTED = {
-    "graph": frozenset[str](),
-    "functional": frozenset({"cancel_pending"}),
-    "agent": frozenset({"ask", "answer", "cancel_pending"}),
-    "functional-agent": frozenset({"cancel_pending"}),
+    "graph": frozenset({"restore"}),
+    "functional": frozenset({"cancel_pending", "reanswer", "restore"}),
+    "agent": frozenset({"ask", "answer", "cancel_pending", "reanswer", "restore"}),
+    "functional-agent": frozenset({"cancel_pending", "reanswer", "restore"}),
+    "subworkflow": frozenset[str](),
 }
+RETRYABLE = frozenset({OPEN, CLOSED, CANCELLED, DROPPED, REFUSED})  # the caller may answer such a run's request again
 LAZY_ADMISSION = frozenset({"agent"})  # WorkflowAgent starts the workflow run at the first pull
 
 
@@ -73,10 +79,11 @@ def format_ops(ops: list[Op]) -> str:
 
 
 def generate(rng: random.Random, family: str, length: int) -> list[Op]:
-    """A random sequence of ``length`` operations that begins with a start."""
+    """A random sequence of ``length`` operations that begins with a start (or, where runs continue, an ask)."""
     names = [name for name in WEIGHTS if name not in UNSUPPORTED[family]]
-    weights = [WEIGHTS[name] for name in names]
-    ops = [Op("start")]
+    favoured = CONTINUATION_WEIGHTS if family in CONTINUATIONS else {}
+    weights = [favoured.get(name, WEIGHTS[name]) for name in names]
+    ops = [Op("ask" if family in CONTINUATIONS and rng.random() < 0.5 else "start")]
     for name in rng.choices(names, weights, k=length - 1):
         ops.append(Op(name, min(rng.randrange(3), rng.randrange(3)) if name in TARGETED else 0))
     return ops
@@ -104,6 +111,7 @@ class Run:
     admitted: bool = False
     retried: bool = False
     retry: bool = False  # refused at its first pull with no run live: start it again once things settle
+    resumes: bool = False  # resumes a checkpoint: its events may belong to the run that took it
     state: str = OPEN
     ending: str = ""
     tags: list[str] = field(default_factory=list[str])
@@ -125,6 +133,7 @@ class Session:
     quiesce: Callable[[], Awaitable[None]]
     runs: list[Run] = field(default_factory=list[Run])
     requests: list[str] = field(default_factory=list[str])
+    answered: dict[str, str] = field(default_factory=dict[str, str])  # request id -> the run that answered it
 
     @property
     def probe(self) -> Probe:
@@ -144,6 +153,9 @@ class Session:
 
     def _target(self, op: Op) -> Run | None:
         return self.runs[-1 - op.back] if op.back < len(self.runs) else None
+
+    def _named(self, name: str) -> Run:
+        return self.runs[int(name[1:])]
 
     def _live(self, besides: Run | None = None, *, pulling: bool = False) -> list[Run]:
         """Runs that hold the object: admitted (or, with ``pulling``, being pulled) and not ended or abandoned."""
@@ -268,7 +280,8 @@ class Session:
         tag, status, requests = self.subject.observe(item)
         if tag is not None:
             run.tags.append(tag)
-            self.probe.check_events(run.name, [tag])
+            if not run.resumes:
+                self.probe.check_events(run.name, [tag])
         if status is not None:
             run.statuses.append(status)
         self.requests.extend(requests)
@@ -311,11 +324,57 @@ class Session:
         await self._op_start(op, ask=True)
 
     async def _op_answer(self, op: Op) -> None:
-        if not self.requests:
-            return
-        request = self.requests.pop(0)
+        asking = [run for run in self.runs if run.turn.endswith("?") and run.state == OPEN]
+        if not self.requests and asking:
+            await self._drain(asking[-1], "reading to the request")  # a caller reads the stream to its request
+        if self.requests:
+            await self._answer(self.requests.pop(0))
+
+    async def _answer(self, request: str) -> None:
         name = f"r{len(self.runs)}"
+        self.answered[request] = name
         await self._start(Run(name, name), lambda: self.subject.answer(request, name))
+
+    async def _op_reanswer(self, op: Op) -> None:
+        """Give up on the latest answer that has not completed and answer again: the answer must arrive once.
+
+        Like a caller whose timeout fires: it reads ``2 + 2 * op.back`` events of the answering run, times out
+        during the next read (the pull is cancelled) and forgets the stream.
+        """
+        unfinished = [request for request, name in self.answered.items() if self._named(name).state in RETRYABLE]
+        if not unfinished:
+            return
+        request = unfinished[-1]
+        earlier = self.answered.pop(request)
+        run = self._named(earlier)
+        for _ in range(2 + 2 * op.back):
+            task = self._begin_pull(run)
+            if task is None or not (await asyncio.wait({task}, timeout=TIMEOUT))[0]:
+                break
+            await self._collect()
+        self._begin_pull(run)
+        await asyncio.sleep(0)
+        back = len(self.runs) - 1 - self.runs.index(run)
+        await self._op_cancel(Op("cancel", back))
+        await self._collect()
+        await self._op_drop(Op("drop", back))
+        gc.collect()
+        await self.quiesce()  # the abandoned run ends (a dropped one is finalized) before its answer is judged
+        state = self.subject.committed_state()
+        if state is not None and f"answer:{earlier}" not in state:  # a completed superstep did not deliver it
+            await self._answer(request)
+
+    async def _op_restore(self, op: Op) -> None:
+        """Start a run from the latest checkpoint (the parent's holds the sub-workflow's), I/O released."""
+        checkpoint = await self._bounded("finding the latest checkpoint", self.subject.latest_checkpoint())
+        if checkpoint is None:
+            return
+        for run in self.runs:
+            self.probe.gate(run.name).set()  # the resumed work waits on the gate of the run that took it
+        self.requests.clear()  # the checkpoint's pending requests replace them; its run emits them again
+        self.answered.clear()
+        name = f"r{len(self.runs)}"
+        await self._start(Run(name, name, resumes=True), lambda: self.subject.restore(checkpoint))
 
     async def _op_pull(self, op: Op) -> None:
         run = self._target(op)

@@ -2,8 +2,10 @@
 
 Graph family: ``head`` stages a write, yields an output, waits for its run's I/O gate, then either asks for
 information or fans out to ``fast`` and ``relay -> slow`` (``slow`` waits for the gate again), which fan in
-to ``join``. The functional family: a ``@workflow`` that stages a write, awaits an I/O ``@step`` and may ask
-for information. Every handler reports to the ``Probe``. A turn is a string: ``"r3"``, or ``"r3?"`` to ask.
+to ``join``. The sub-workflow family runs that graph as the child of a parent ``Workflow`` (a ``WorkflowExecutor``
+that yields the child's outputs and propagates its requests), with checkpoints. The functional family: a
+``@workflow`` that stages a write, awaits an I/O ``@step`` and may ask for information. Every handler reports to
+the ``Probe``. A turn is a string: ``"r3"``, or ``"r3?"`` to ask.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from agent_framework import (
     FunctionalWorkflow,
     FunctionalWorkflowAgent,
     FunctionTool,
+    InMemoryCheckpointStorage,
     Message,
     ResponseStream,
     RunContext,
@@ -26,6 +29,7 @@ from agent_framework import (
     WorkflowBuilder,
     WorkflowContext,
     WorkflowEvent,
+    WorkflowExecutor,
     handler,
     response_handler,
     step,
@@ -34,7 +38,7 @@ from agent_framework import (
 
 from scripts.explore.invariants import Probe, run_of, tool_name
 
-FAMILIES = ("graph", "functional", "agent", "functional-agent")
+FAMILIES = ("graph", "functional", "agent", "functional-agent", "subworkflow")
 
 Stream = ResponseStream[Any, Any]
 
@@ -189,6 +193,14 @@ class Subject(Protocol):
         """The workflow's status, if it has one."""
         ...
 
+    async def latest_checkpoint(self) -> str | None:
+        """The id of the latest checkpoint, if the object takes checkpoints."""
+        ...
+
+    def restore(self, checkpoint_id: str) -> Stream:
+        """Start a run that resumes from checkpoint ``checkpoint_id`` (refusal raises)."""
+        ...
+
     def committed_state(self) -> Mapping[str, object] | None:
         """The committed shared state, if the object shares state across runs."""
         ...
@@ -220,6 +232,8 @@ class _GraphSubject:
     probe: Probe
     workflow: Workflow
     agent: WorkflowAgent | None = None
+    child: Workflow | None = None  # the sub-workflow whose state the handlers write
+    checkpoints: InMemoryCheckpointStorage | None = None
 
     def start(self, turn: str) -> Stream:
         tools = [FunctionTool(name=tool_name(run_of(turn)))]
@@ -242,8 +256,17 @@ class _GraphSubject:
     def status(self) -> str | None:
         return str(self.workflow.status.value)
 
+    async def latest_checkpoint(self) -> str | None:
+        if self.checkpoints is None:
+            return None
+        latest = await self.checkpoints.get_latest(workflow_name=self.workflow.name)
+        return None if latest is None else latest.checkpoint_id
+
+    def restore(self, checkpoint_id: str) -> Stream:
+        return self.workflow.run(checkpoint_id=checkpoint_id, stream=True)
+
     def committed_state(self) -> Mapping[str, object] | None:
-        return self.workflow._runner.state.export_state()  # pyright: ignore[reportPrivateUsage]
+        return (self.child or self.workflow)._runner.state.export_state()  # pyright: ignore[reportPrivateUsage]
 
     def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
         return _observe_event(item) if self.agent is None else _observe_update(item)
@@ -273,6 +296,12 @@ class _FunctionalSubject:
     def status(self) -> str | None:
         return None
 
+    async def latest_checkpoint(self) -> str | None:
+        return None
+
+    def restore(self, checkpoint_id: str) -> Stream:
+        raise NotImplementedError("the explorer's functional workflows take no checkpoints")
+
     def committed_state(self) -> Mapping[str, object] | None:
         return None
 
@@ -280,9 +309,18 @@ class _FunctionalSubject:
         return _observe_event(item) if self.agent is None else _observe_update(item)
 
 
+def subworkflow_parent(child: Workflow, checkpoints: InMemoryCheckpointStorage) -> Workflow:
+    """A parent workflow that runs ``child`` as its only executor, surfacing its outputs and requests."""
+    sub = WorkflowExecutor(child, id="sub", allow_direct_output=True, propagate_request=True)
+    return WorkflowBuilder(start_executor=sub, checkpoint_storage=checkpoints).build()
+
+
 def build_subject(family: str) -> Subject:
     """A fresh instrumented object of ``family``."""
     probe = Probe()
+    if family == "subworkflow":
+        child, checkpoints = graph_workflow(probe), InMemoryCheckpointStorage()
+        return _GraphSubject(probe, subworkflow_parent(child, checkpoints), child=child, checkpoints=checkpoints)
     if family in ("graph", "agent"):
         graph = graph_workflow(probe)
         return _GraphSubject(probe, graph, graph.as_agent() if family == "agent" else None)

@@ -21,8 +21,8 @@ from scripts.series.listing import current_series
 from scripts.series.locations import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs"
-# Every known member of the bug class (issues 3 and 4, and those found while hunting): (family, member).
-MEMBERS = {("graph", member) for member in ("1", "2", "3", "4", "4b", "5", "6", "7", "8")} | {
+# Every known member of the bug class (issues 3, 4 and 12, and those found while hunting): (family, member).
+MEMBERS = {("graph", member) for member in ("1", "2", "3", "4", "4b", "5", "6", "7", "8", "9", "10")} | {
     ("functional", member) for member in ("1", "2", "3", "4", "5")
 }
 # (tag, attribute) pairs that make a browser fetch something; <a href> is a link, not an asset.
