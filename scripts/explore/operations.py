@@ -439,6 +439,10 @@ class Session:
         if was_open:
             run.state, run.ending = CLOSED, f"closed{during} after {run.pulled} pulls"
             self.probe.check_ended(run.name, f"close(){during}")
+            if not run.started:
+                # A run closed before it started owns no status: the status is a dropped predecessor's until the
+                # loop has finalized it (its own teardown sets CANCELLED), so judge it once that has happened.
+                await self.quiesce()
             self._check_status(run, completed=False)
 
     async def _op_cancel(self, op: Op) -> None:
