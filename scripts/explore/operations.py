@@ -43,11 +43,6 @@ UNSUPPORTED = {
     "functional-agent": frozenset({"cancel_pending", "reanswer", "restore"}),
     "subworkflow": frozenset[str](),
 }
-# Operations left out where they reach an open member of the class (docs/members/index.md, "Open members"), so
-# that a schedule fails only on what the series claims to fix; each entry goes when its member is fixed.
-# subworkflow/reanswer: on CPython 3.12+, abandoning a parent run during a cancelled pull lets the loop's
-# async-generator finalizer close the child workflow's generator beside the parent's own teardown (unpatched too).
-REACHES_OPEN_MEMBER = {"subworkflow": frozenset({"reanswer"})}
 RETRYABLE = frozenset({OPEN, CLOSED, CANCELLED, DROPPED, REFUSED})  # the caller may answer such a run's request again
 LAZY_ADMISSION = frozenset({"agent"})  # WorkflowAgent starts the workflow run at the first pull
 
@@ -86,8 +81,7 @@ def format_ops(ops: list[Op]) -> str:
 
 def generate(rng: random.Random, family: str, length: int) -> list[Op]:
     """A random sequence of ``length`` operations that begins with a start (or, where runs continue, an ask)."""
-    left_out = UNSUPPORTED[family] | REACHES_OPEN_MEMBER.get(family, frozenset())
-    names = [name for name in WEIGHTS if name not in left_out]
+    names = [name for name in WEIGHTS if name not in UNSUPPORTED[family]]
     favoured = CONTINUATION_WEIGHTS if family in CONTINUATIONS else {}
     weights = [favoured.get(name, WEIGHTS[name]) for name in names]
     ops = [Op("ask" if family in CONTINUATIONS and rng.random() < 0.5 else "start")]
