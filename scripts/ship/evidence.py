@@ -34,8 +34,12 @@ NOT_RUN = [
 
 
 def new_test_check(version: str, patch: Patch, outcomes: dict[str, str]) -> Check:
-    """Whether the tests the patch adds passed on ``version`` (with the series applied)."""
-    added = patch.added_tests
+    """Whether the tests the patch adds passed on ``version`` (with the series applied).
+
+    Counted by the test functions the patch's diff adds, so that tests a later patch adds to a module this patch
+    created are not counted as this patch's.
+    """
+    added = patch.test_functions or patch.added_tests
     if not added:
         return Check(Item.UNIT_TESTS, "the patch adds no test", None)
     mine = {test: outcome for test, outcome in outcomes.items() if any(selects(one, test) for one in added)}

@@ -12,6 +12,7 @@ from scripts.series.errors import RunguardError
 from scripts.series.listing import read_series
 from scripts.series.repro import read_reproduction
 from scripts.ship.checklist import Check, Item, render_checklist
+from scripts.ship.evidence import new_test_check
 from scripts.ship.export import check_sources, export_series
 from scripts.validate.repro import ReproRecord, ReproRun
 from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder, git
@@ -224,3 +225,20 @@ def test_item_is_ticked_only_when_every_check_ran_and_passed() -> None:
     assert "- [x] All unit tests pass" in text
     assert "  - FAILED: Fixes" in text
     assert "- [ ] This is not a breaking change.\n  - not run: not checked by a tool" in text
+
+
+def test_a_patch_is_credited_only_with_the_tests_its_own_diff_adds(series: SeriesBuilder, patches: Path) -> None:
+    module = "python/packages/core/tests/workflow/test_guard.py"
+    series.add("guard", FIRST, files={module: ["def test_one():", "    pass", "def test_two():", "    pass"]})
+    series.add(
+        "later",
+        SECOND,
+        files={module: ["def test_one():", "    pass", "def test_two():", "    pass", "def test_three():", "    pass"]},
+    )
+    first, _ = read_series(patches).patches
+    outcomes = {f"tests.workflow.test_guard::test_{name}": "passed" for name in ("one", "two", "three")}
+
+    check = new_test_check("1.23.0", first, outcomes)
+
+    assert check.passed is True
+    assert check.text.startswith("the 2 tests this patch adds pass")
