@@ -13,7 +13,7 @@ import nox
 
 from scripts.apply.copies import PatchedCheckout
 from scripts.series.listing import Series
-from scripts.sessions.glue import install, install_core, scratch
+from scripts.sessions.glue import install, install_core, kept_findings, scratch
 from scripts.ship.checklist import Check
 from scripts.ship.evidence import gate_check
 from scripts.validate.differential import new_errors
@@ -25,6 +25,7 @@ from scripts.validate.gate import (
     gated_tests,
     mypy_arguments,
     mypy_findings,
+    mypy_key,
     present,
     write_configs,
 )
@@ -78,15 +79,27 @@ def lint_gate(session: nox.Session, bases: list[Base]) -> None:
         _fail_on_new(session, "bandit", version, added)
 
 
-def typecheck_gate(session: nox.Session, bases: list[Base]) -> None:
-    """Mypy in upstream's relaxed test configuration on the tests the series touches: nothing new versus each base."""
-    install(session, MYPY)
+def _mypy_kept(session: nox.Session, repo: Path, tests: list[str], version: str, environment: str) -> Counter[str]:
+    """Mypy's findings on ``tests`` in ``repo`` with its core installed, kept by content (see ``mypy_key``)."""
+
+    def find() -> Counter[str]:
+        install_core(session, repo)
+        return mypy_run(session, repo, tests, version)
+
+    return kept_findings(session, "mypy", mypy_key(repo, tests, environment), repo.name, find)
+
+
+def typecheck_gate(session: nox.Session, bases: list[Base], environment: str) -> None:
+    """Mypy in upstream's relaxed test configuration on the tests the series touches: nothing new versus each base.
+
+    Mypy must be installed already, and ``environment`` describe the session's venv (``glue.environment``).
+    """
     for version, base, patched in bases:
         tests = gated_tests(patched.touched_python_files())
-        install_core(session, patched.path)
-        after = mypy_run(session, patched.path, tests, version)
-        install_core(session, base)
-        _fail_on_new(session, "mypy", version, new_errors(mypy_run(session, base, tests, version), after))
+        after = _mypy_kept(session, patched.path, tests, version, environment)
+        _fail_on_new(
+            session, "mypy", version, new_errors(_mypy_kept(session, base, tests, version, environment), after)
+        )
 
 
 def patch_gate_checks(
