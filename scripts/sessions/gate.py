@@ -79,14 +79,25 @@ def lint_gate(session: nox.Session, bases: list[Base]) -> None:
         _fail_on_new(session, "bandit", version, added)
 
 
-def _mypy_kept(session: nox.Session, repo: Path, tests: list[str], version: str, environment: str) -> Counter[str]:
-    """Mypy's findings on ``tests`` in ``repo`` with its core installed, kept by content (see ``mypy_key``)."""
+def _mypy_added(
+    session: nox.Session, version: str, base: Path, patched: PatchedCheckout, environment: str
+) -> list[str]:
+    """The mypy findings on the tests the series touches that the patched checkout has and the base has not.
 
-    def find() -> Counter[str]:
-        install_core(session, repo)
-        return mypy_run(session, repo, tests, version)
+    Each checkout is checked with its own core installed; its findings are kept by content (see ``mypy_key``) and
+    reused while nothing they depend on changed.
+    """
+    tests = gated_tests(patched.touched_python_files())
 
-    return kept_findings(session, "mypy", mypy_key(repo, tests, environment), repo.name, find)
+    def find(repos: list[Path]) -> list[Counter[str]]:
+        found: list[Counter[str]] = []
+        for repo in repos:
+            install_core(session, repo)
+            found.append(mypy_run(session, repo, tests, version))
+        return found
+
+    keys = {repo: mypy_key(repo, tests, environment) for repo in (base, patched.path)}
+    return new_errors(*kept_findings(session, "mypy", keys, find))
 
 
 def typecheck_gate(session: nox.Session, bases: list[Base], environment: str) -> None:
@@ -95,11 +106,7 @@ def typecheck_gate(session: nox.Session, bases: list[Base], environment: str) ->
     Mypy must be installed already, and ``environment`` describe the session's venv (``glue.environment``).
     """
     for version, base, patched in bases:
-        tests = gated_tests(patched.touched_python_files())
-        after = _mypy_kept(session, patched.path, tests, version, environment)
-        _fail_on_new(
-            session, "mypy", version, new_errors(_mypy_kept(session, base, tests, version, environment), after)
-        )
+        _fail_on_new(session, "mypy", version, _mypy_added(session, version, base, patched, environment))
 
 
 def patch_gate_checks(

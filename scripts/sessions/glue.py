@@ -6,7 +6,7 @@ import argparse
 import shutil
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import nullcontext
 from functools import wraps
 from pathlib import Path
@@ -126,16 +126,28 @@ def environment(session: nox.Session) -> str:
 
 
 def kept_findings(
-    session: nox.Session, kind: str, key: tuple[str, ...], label: str, find: Callable[[], Counter[str]]
-) -> Counter[str]:
-    """``find()``'s findings, or those recorded under ``key`` (everything they depend on) when there are some."""
-    kept = load_findings(kind, *key)
-    if kept is not None:
-        session.log(f"{label}: unchanged since {kind} last checked it; reusing its {sum(kept.values())} finding(s)")
-        return kept
-    found = find()
-    store_findings(kind, found, *key)
-    return found
+    session: nox.Session,
+    kind: str,
+    keys: Mapping[Path, tuple[str, ...]],
+    find: Callable[[list[Path]], list[Counter[str]]],
+) -> list[Counter[str]]:
+    """A tool's findings on each checkout of ``keys``, in order, reused where they were recorded.
+
+    A checkout's key is everything its findings depend on; ``find`` is given the checkouts with none recorded under
+    theirs, and what it finds is recorded.
+    """
+    findings = {repo: load_findings(kind, *key) for repo, key in keys.items()}
+    for repo, kept in findings.items():
+        if kept is not None:
+            session.log(
+                f"{repo.name}: unchanged since {kind} last checked it; reusing its {sum(kept.values())} finding(s)"
+            )
+    missing = [repo for repo, kept in findings.items() if kept is None]
+    if missing:
+        for repo, found in zip(missing, find(missing), strict=True):
+            store_findings(kind, found, *keys[repo])
+            findings[repo] = found
+    return [findings[repo] or Counter() for repo in keys]
 
 
 def test_root(session: nox.Session, tests_repo: Path, name: str) -> Path:

@@ -10,7 +10,7 @@ import nox
 
 from scripts.apply.copies import patched_copy
 from scripts.explore.shards import parse_shard
-from scripts.series.common import sha256_of
+from scripts.series.common import sha256_of, side_by_side
 from scripts.series.datafiles import write_data
 from scripts.series.listing import current_series
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
@@ -132,19 +132,24 @@ def lint(session: nox.Session) -> None:
         session.log(line)
 
 
-def _pyright_errors(session: nox.Session, repo: Path, patched: Path) -> Counter[str]:
-    """Pyright's errors on a checkout's core package, with the patched core installed (its imports resolve there)."""
-    install_core(session, patched)
-    core = repo / CORE_PACKAGE
-    with session.chdir(core):
-        output = session.run("pyright", "--outputjson", silent=True, success_codes=[0, 1], stderr=None)
-    return pyright_errors(str(output), core)
+def _pyright_added(session: nox.Session, base: Path, patched: Path, environment: str) -> list[str]:
+    """The pyright errors (upstream's settings) the patched core package has and the base's has not.
 
+    Both are checked with the patched core installed, side by side; each checkout's errors are kept by content (its
+    tree, the installed core's tree, the environment) and reused while none of those changed.
+    """
 
-def _pyright_kept(session: nox.Session, repo: Path, patched: Path, environment: str) -> Counter[str]:
-    """``_pyright_errors``, kept by content: the checkout's tree, the installed core's tree and the environment."""
-    key = (tree(repo), tree(patched), environment)
-    return kept_findings(session, "pyright", key, repo.name, lambda: _pyright_errors(session, repo, patched))
+    def errors(repo: Path) -> Counter[str]:
+        core = repo / CORE_PACKAGE
+        output = session.run("pyright", "--outputjson", "--project", str(core), silent=True, success_codes=[0, 1])
+        return pyright_errors(str(output), core)
+
+    def find(repos: list[Path]) -> list[Counter[str]]:
+        install_core(session, patched)
+        return side_by_side(errors, repos)
+
+    keys = {repo: (tree(repo), tree(patched), environment) for repo in (base, patched)}
+    return new_errors(*kept_findings(session, "pyright", keys, find))
 
 
 def typecheck(session: nox.Session) -> None:
@@ -162,8 +167,7 @@ def typecheck(session: nox.Session) -> None:
         if not patched.touched_python_files():
             session.log(f"{version}: the series touches no Python file; no pyright difference to check")
             continue
-        before = _pyright_kept(session, base, patched.path, environment)
-        added = new_errors(before, _pyright_kept(session, patched.path, patched.path, environment))
+        added = _pyright_added(session, base, patched.path, environment)
         for error in added:
             session.log(f"{version}: NEW pyright error: {error}")
         if added:

@@ -12,12 +12,11 @@ import json
 import os
 import subprocess
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from scripts.series.common import aligned_table, sha256_of
+from scripts.series.common import aligned_table, sha256_of, side_by_side
 from scripts.series.errors import RunguardError
 from scripts.validate.results_cache import load, store, tree
 
@@ -78,8 +77,7 @@ def run_reproductions(  # noqa: PLR0913 (as run_reproduction, for several script
     def run(script: Path) -> ReproRun:
         return run_reproduction(python, script, base, variant, cwd, timeout=timeout)
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return list(pool.map(run, scripts))
+    return side_by_side(run, scripts)
 
 
 def run_key(script: Path, package: Path, environment: str) -> tuple[str, ...]:

@@ -170,21 +170,23 @@ class StandIn:
         self.logs.append(message)
 
 
-def test_findings_are_computed_only_on_a_miss(env: dict[str, str], tmp_path: Path) -> None:
+def test_findings_are_computed_only_for_the_checkouts_without_any(env: dict[str, str], tmp_path: Path) -> None:
     stand_in = StandIn(tmp_path / "bin")
     session = cast("nox.Session", stand_in)
-    found: list[str] = []
+    asked: list[list[str]] = []
 
-    def find() -> Counter[str]:
-        found.append("ran")
-        return FINDINGS
+    def find(repos: list[Path]) -> list[Counter[str]]:
+        asked.append([repo.name for repo in repos])
+        return [Counter({repo.name: 1}) for repo in repos]
 
-    assert glue.kept_findings(session, "mypy", ("a",), "base", find) == FINDINGS
-    assert glue.kept_findings(session, "mypy", ("a",), "base", find) == FINDINGS
-    assert found == ["ran"]
-    assert stand_in.logs == ["base: unchanged since mypy last checked it; reusing its 2 finding(s)"]
-    glue.kept_findings(session, "mypy", ("b",), "base", find)
-    assert found == ["ran", "ran"]
+    base, patched = tmp_path / "base", tmp_path / "patched"
+    assert glue.kept_findings(session, "mypy", {base: ("b",), patched: ("p",)}, find) == [
+        Counter({"base": 1}),
+        Counter({"patched": 1}),
+    ]
+    assert glue.kept_findings(session, "mypy", {base: ("b",), patched: ("p2",)}, find)[0] == Counter({"base": 1})
+    assert asked == [["base", "patched"], ["patched"]]
+    assert stand_in.logs == ["base: unchanged since mypy last checked it; reusing its 1 finding(s)"]
 
 
 def test_the_core_is_installed_again_only_for_another_tree(checkout: Path, tmp_path: Path) -> None:
