@@ -141,7 +141,8 @@ def _pyright_added(session: nox.Session, base: Path, patched: Path, environment:
 
     def errors(repo: Path) -> Counter[str]:
         core = repo / CORE_PACKAGE
-        output = session.run("pyright", "--outputjson", "--project", str(core), silent=True, success_codes=[0, 1])
+        command = ("pyright", "--outputjson", "--project", str(core))
+        output = session.run(*command, silent=True, success_codes=[0, 1], stderr=None)  # stdout: the JSON only
         return pyright_errors(str(output), core)
 
     def find(repos: list[Path]) -> list[Counter[str]]:
