@@ -1,12 +1,18 @@
-"""Small helpers every layer shares: tables, markdown sections, short test names, file hashes, a venv's interpreter."""
+"""Small helpers every layer shares: tables, markdown sections, test names, file hashes, venvs, processes at once."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -49,3 +55,12 @@ def sha256_of(path: Path) -> str:
 def venv_python(venv: Path) -> Path:
     """The interpreter of the virtual environment at ``venv``."""
     return venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+
+
+def side_by_side(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
+    """``function`` of each item, in order, called in threads as many at once as there are CPUs.
+
+    For calls that wait on a process of their own (a checker, a script): the processes then share the cores.
+    """
+    with ThreadPoolExecutor(max_workers=min(len(items), os.cpu_count() or 1) or 1) as pool:
+        return list(pool.map(function, items))

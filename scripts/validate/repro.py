@@ -1,7 +1,8 @@
 """Issue reproductions run against every base: unpatched they must reproduce (exit 1), patched they must not (exit 0).
 
 The ``repro`` session writes the runs to ``docs/data/repro.json``; the export reads it back to say whether an issue
-draft's reproduction was verified, on which bases, and what it printed.
+draft's reproduction was verified, on which bases, and what it printed. A run is kept by content (see ``run_key``), so
+a script runs again only when it, the checkout it runs against or the environment changed.
 """
 
 from __future__ import annotations
@@ -10,16 +11,20 @@ import dataclasses
 import json
 import os
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from scripts.series.common import aligned_table, sha256_of
+from scripts.series.common import aligned_table, sha256_of, side_by_side
 from scripts.series.errors import RunguardError
+from scripts.validate.results_cache import load, store, tree
 
 EXPECTED_EXIT = {"unpatched": 1, "patched": 0}
 TIMEOUT_SECONDS = 120
 NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1"}
+RUNNER = Path(__file__)  # how a script is run and read back: part of what a kept run depends on
+OUTCOME = ("exit_code", "observed", "expected")  # what a kept run records; the rest names the script and the base
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,41 @@ def run_reproduction(  # noqa: PLR0913 (what runs, where, and the bound)
     return ReproRun(
         script.stem, base, variant, code, _line(output, "observed:"), _line(output, "expected:"), sha256_of(script)
     )
+
+
+def run_reproductions(  # noqa: PLR0913 (as run_reproduction, for several scripts)
+    python: str, scripts: Sequence[Path], base: str, variant: str, cwd: Path, *, timeout: float = TIMEOUT_SECONDS
+) -> list[ReproRun]:
+    """``run_reproduction`` for each of ``scripts``, as many at once as there are CPUs; the runs in script order."""
+
+    def run(script: Path) -> ReproRun:
+        return run_reproduction(python, script, base, variant, cwd, timeout=timeout)
+
+    return side_by_side(run, scripts)
+
+
+def run_key(script: Path, package: Path, environment: str) -> tuple[str, ...]:
+    """What a run of ``script`` depends on, by content.
+
+    The script, the tree of the checkout whose core package it runs against, the environment (the Python and the
+    installed distributions) and this runner (how a script runs, its timeout, what is read from its output).
+    """
+    return (sha256_of(script), tree(package), environment, sha256_of(RUNNER))
+
+
+def kept_run(script: Path, base: str, variant: str, key: tuple[str, ...]) -> ReproRun | None:
+    """The run of ``script`` recorded under ``key``, named for this base and variant; None when there is none."""
+    kept = load("repro", *key)
+    outcome = cast("dict[str, Any]", kept) if isinstance(kept, dict) else {}
+    if set(outcome) != set(OUTCOME):
+        return None
+    return ReproRun(script.stem, base, variant, **outcome, script_sha256=sha256_of(script))
+
+
+def keep_run(run: ReproRun, key: tuple[str, ...]) -> None:
+    """Record a run under ``key``, unless it timed out (that depends on the machine's load: it is tried again)."""
+    if run.exit_code is not None:
+        store("repro", {name: getattr(run, name) for name in OUTCOME}, *key)
 
 
 def _line(output: str, prefix: str) -> str:

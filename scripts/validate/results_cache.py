@@ -1,8 +1,9 @@
-"""Results kept by content, so that a warm validation does not compute them again: pyright's errors, red/green runs.
+"""Results kept by content, so that a warm validation does not compute them again.
 
-An entry's key is everything its result depends on, e.g. a checkout's git tree (its files, including upstream's
-settings) and a description of the environment (installed distributions, the Python, the pinned tool versions).
-Entries live under the cache (``RUNGUARD_CACHE``) and are written atomically.
+Pyright's and mypy's findings on a checkout, red/green runs, issue reproductions. An entry's key is everything its
+result depends on, e.g. a checkout's git tree (its files, including upstream's settings) and a description of the
+environment (the Python and the installed distributions, so the tool versions). Entries live under the cache
+(``RUNGUARD_CACHE``) and are written atomically.
 """
 
 from __future__ import annotations
@@ -45,12 +46,12 @@ def tree(repo: Path, commit: str = "HEAD") -> str:
     return git_output("rev-parse", f"{commit}^{{tree}}", cwd=repo)
 
 
-def load_errors(repo: Path, environment: str) -> Counter[str] | None:
-    """Pyright's errors recorded for this checkout's tree in this environment, or None when never checked."""
-    errors = load("pyright", tree(repo), environment)
-    return Counter(cast("dict[str, int]", errors)) if isinstance(errors, dict) else None
+def load_findings(kind: str, *key: str) -> Counter[str] | None:
+    """The findings (a tool's errors by text) recorded under ``key``, or None when never recorded."""
+    findings = load(kind, *key)
+    return Counter(cast("dict[str, int]", findings)) if isinstance(findings, dict) else None
 
 
-def store_errors(repo: Path, environment: str, errors: Counter[str]) -> None:
-    """Record pyright's errors of this checkout's tree in this environment."""
-    store("pyright", dict(errors), tree(repo), environment)
+def store_findings(kind: str, findings: Counter[str], *key: str) -> None:
+    """Record ``findings`` under ``key``."""
+    store(kind, dict(findings), *key)

@@ -29,10 +29,15 @@ SESSION_START = re.compile(r"^nox > Running session (\S+)")
 
 @dataclass
 class ValidationRun:
-    """One timed ``python3 run.py``: its wall time, exit code and wall time per nox session."""
+    """One timed ``python3 run.py``: its wall time, exit code, wall time per nox session and the load before it.
+
+    ``load_before`` is the machine's 1-minute load average when the run starts: on a shared machine, anything
+    above 0 is other work taking the cores the goals assume.
+    """
 
     run: str
     goal_seconds: int
+    load_before: float = 0.0
     seconds: float = 0.0
     exit_code: int = 0
     sessions: dict[str, float] = field(default_factory=dict[str, float])
@@ -45,7 +50,7 @@ class ValidationRun:
 
 def _timed_run(clone: Path, run: str) -> ValidationRun:
     """Run ``python3 run.py`` in ``clone``, echoing its output, and time it and each of its sessions."""
-    result = ValidationRun(run, GOALS[run])
+    result = ValidationRun(run, GOALS[run], round(os.getloadavg()[0], 2))
     env = {key: value for key, value in os.environ.items() if key != "RUNGUARD_CACHE"}
     command = [shutil.which("python3") or sys.executable, "run.py"]
     started = time.monotonic()

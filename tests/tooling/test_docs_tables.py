@@ -44,6 +44,15 @@ def test_the_timing_file_names_the_timing_session(tmp_path: Path) -> None:
     assert "Run `python3 run.py -s timing` again" in text
 
 
+def test_the_timing_table_shows_the_load_each_run_started_under(tmp_path: Path) -> None:
+    row = {"run": "warm", "seconds": 41.5, "goal_seconds": 60, "meets_goal": True, "load_before": 2.5}
+    text = render_dataset(
+        "validation-timing", _write(tmp_path, "validation-timing", {"produced": STAMP, "rows": [row]}), SERIES
+    )
+    assert "| run | seconds | goal (seconds) | meets the goal | load average before (1 min) |" in text
+    assert "| warm | 41.500 | 60 | yes | 2.500 |" in text
+
+
 def test_a_file_from_another_series_is_flagged_as_stale(tmp_path: Path) -> None:
     data = _write(tmp_path, "stress", {"produced": {**STAMP, "series": "ffffffffffff"}, "rows": []})
     assert "Produced with an older series" in render_dataset("stress", data, SERIES)
