@@ -1,0 +1,55 @@
+"""A buffered ResponseStream closed from another task while it reads its source.
+
+A buffered stream (``buffer_updates()``, ``stream_updates=False``) reads its whole source before it hands out
+the first update. A reader task starts that read; the source parks in its second pull; another task closes the
+stream. Today close() fails ("already running") after running the cleanup hooks while the source still runs.
+Expected: when close() returns the source has ended and the hooks ran after it, and the reader's read fails
+with an error saying the stream was closed, as for a stream that is not buffered.
+"""
+
+import asyncio
+import sys
+
+from agent_framework import ResponseStream
+
+events: list[str] = []
+parked = asyncio.Event()
+release = asyncio.Event()
+
+
+async def source():
+    """The stream's update source."""
+    try:
+        yield "first"
+        parked.set()
+        await release.wait()
+        yield "second"
+    finally:
+        events.append("source ended")
+
+
+async def main() -> int:
+    """Reproduce, print what was observed and expected, and return the exit status."""
+    stream = ResponseStream(source(), cleanup_hooks=[lambda: events.append("cleanup hook")]).buffer_updates()
+    reading = asyncio.create_task(stream.get_final_response())
+    await asyncio.wait_for(parked.wait(), 5)
+    try:
+        await asyncio.wait_for(stream.close(), 5)
+        closed = "close() returned"
+    except Exception as exc:
+        closed = f"close() raised {exc!r}"
+    seen_at_close = list(events)
+    release.set()
+    ended = (await asyncio.wait_for(asyncio.gather(reading, return_exceptions=True), 5))[0]
+
+    sys.stdout.write(f"observed: {closed}; when it returned: {seen_at_close}; the reader got {ended!r}\n")
+    sys.stdout.write(
+        "expected: close() returned; when it returned: ['source ended', 'cleanup hook']; the reader got "
+        "RuntimeError('ResponseStream was closed by another task.')\n"
+    )
+    fixed = seen_at_close == ["source ended", "cleanup hook"]
+    return 0 if fixed and "closed by another task" in str(ended) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
