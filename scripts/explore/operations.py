@@ -56,6 +56,7 @@ REACHES_OPEN_MEMBER = {"subworkflow": frozenset({"reanswer"})}
 RETRYABLE = frozenset({OPEN, CLOSED, CANCELLED, DROPPED, REFUSED})  # the caller may answer such a run's request again
 # WorkflowAgent starts the workflow run at the first pull, a from_awaitable() stream at its first pull or await
 LAZY_ADMISSION = frozenset({"agent", "functional-awaitable"})
+READS_WHOLE_RUN = frozenset({"functional-buffered"})  # a buffered stream reads the whole run at its first pull
 CLOSED_UNDER_READER = "closed by another task"  # what a read gets when another task closes the stream (series)
 
 
@@ -183,11 +184,17 @@ class Session:
         return self.runs[int(name[1:])]
 
     def _live(self, besides: Run | None = None, *, pulling: bool = False) -> list[Run]:
-        """Runs that hold the object: admitted (or, with ``pulling``, being pulled) and not ended or abandoned."""
+        """Runs that hold the object: admitted (or, with ``pulling``, being pulled) and not ended or abandoned.
+
+        A buffered run that delivered an event has ended: its stream read the whole run before the first one.
+        """
         return [
             run
             for run in self.runs
-            if run is not besides and run.state == OPEN and (run.admitted or (pulling and run.pull is not None))
+            if run is not besides
+            and run.state == OPEN
+            and (run.admitted or (pulling and run.pull is not None))
+            and not (run.pulled and self.family in READS_WHOLE_RUN)
         ]
 
     def _check_state(self, *, final: bool = False) -> None:
@@ -298,11 +305,14 @@ class Session:
             run.state = FAILED
 
     def _admitted_lazily(self, run: Run) -> None:
-        """The run got going at a pull or an await: it must be the only live one."""
+        """The run got going at a pull or an await: it must be the only live one.
+
+        Unless it has ended since (closed or cancelled before this was seen): then it cannot tell which came first.
+        """
         if not run.admitted:
             run.admitted = True
             live = self._live(besides=run)
-            if live:
+            if live and run.state == OPEN:
                 self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
 
     def _received(self, run: Run, item: Any) -> None:
