@@ -214,8 +214,15 @@ def replay(family: str, seed: int, ops: list[Op] | None) -> list[Violation]:
 # Measured (10,000 schedules, one base): agent and graph take about twice as long as the functional families, and
 # subworkflow (the graph run as a child of a parent run) longer still; the slowest start first so that the processes
 # finish together.
-SLOWEST_FIRST = ("subworkflow", "agent", "graph", "functional-agent", "functional", "functional-buffered",
-                 "functional-awaitable")
+SLOWEST_FIRST = (
+    "subworkflow",
+    "agent",
+    "graph",
+    "functional-agent",
+    "functional",
+    "functional-buffered",
+    "functional-awaitable",
+)
 
 
 @dataclass(frozen=True)

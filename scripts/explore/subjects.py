@@ -41,7 +41,9 @@ from agent_framework import (
 
 from scripts.explore.invariants import Probe, run_of, tool_name
 
-FAMILIES = ("graph", "functional", "agent", "functional-agent", "subworkflow", "functional-buffered", "functional-awaitable")
+FAMILIES = (
+    "graph", "functional", "agent", "functional-agent", "subworkflow", "functional-buffered", "functional-awaitable",
+)  # fmt: skip
 
 Stream = ResponseStream[Any, Any]
 
