@@ -334,7 +334,7 @@ class _StreamFormSubject(_FunctionalSubject):
             return run()
 
         awaitable = opening()
-        stream: Stream = ResponseStream.from_awaitable(awaitable)
+        stream = Stream.from_awaitable(awaitable)
         return stream.with_cleanup_hook(lambda: self._check_awaited(awaitable))
 
     def _check_awaited(self, awaitable: Coroutine[Any, Any, Stream]) -> None:
