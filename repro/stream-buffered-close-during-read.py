@@ -12,43 +12,38 @@ import sys
 
 from agent_framework import ResponseStream
 
-events: list[str] = []
-parked = asyncio.Event()
-release = asyncio.Event()
+log: list[str] = []
+source_waits = asyncio.Event()
+answer_arrives = asyncio.Event()
 
 
-async def source():
-    """The stream's update source."""
+async def guarded_answer():
+    """A source that waits for its service before the first update, as a model call does."""
     try:
-        yield "first"
-        parked.set()
-        await release.wait()
-        yield "second"
+        source_waits.set()
+        await answer_arrives.wait()
+        yield "the answer"
     finally:
-        events.append("source ended")
+        log.append("source ended")
 
 
 async def main() -> int:
     """Reproduce, print what was observed and expected, and return the exit status."""
-    stream = ResponseStream(source(), cleanup_hooks=[lambda: events.append("cleanup hook")]).buffer_updates()
+    stream = ResponseStream(guarded_answer(), cleanup_hooks=[lambda: log.append("cleanup hook")]).buffer_updates()
     reading = asyncio.create_task(stream.get_final_response())
-    await asyncio.wait_for(parked.wait(), 5)
-    try:
-        await asyncio.wait_for(stream.close(), 5)
-        closed = "close() returned"
-    except Exception as exc:
-        closed = f"close() raised {exc!r}"
-    seen_at_close = list(events)
-    release.set()
-    ended = (await asyncio.wait_for(asyncio.gather(reading, return_exceptions=True), 5))[0]
+    await asyncio.wait_for(source_waits.wait(), 5)
+    (closed,) = await asyncio.wait_for(asyncio.gather(stream.close(), return_exceptions=True), 5)
+    log_at_close = list(log)
+    answer_arrives.set()
+    (reader_got,) = await asyncio.wait_for(asyncio.gather(reading, return_exceptions=True), 5)
 
-    sys.stdout.write(f"observed: {closed}; when it returned: {seen_at_close}; the reader got {ended!r}\n")
+    sys.stdout.write(f"observed: close() gave {closed!r}; then {log_at_close}; the reader got {reader_got!r}\n")
     sys.stdout.write(
-        "expected: close() returned; when it returned: ['source ended', 'cleanup hook']; the reader got "
+        "expected: close() gave None; then ['source ended', 'cleanup hook']; the reader got "
         "RuntimeError('ResponseStream was closed by another task.')\n"
     )
-    fixed = seen_at_close == ["source ended", "cleanup hook"]
-    return 0 if fixed and "closed by another task" in str(ended) else 1
+    closed_first = closed is None and log_at_close == ["source ended", "cleanup hook"]
+    return 0 if closed_first and "closed by another task" in str(reader_got) else 1
 
 
 if __name__ == "__main__":
