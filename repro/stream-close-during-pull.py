@@ -1,8 +1,10 @@
-"""ResponseStream.close() from another task, while that task is inside a pull, runs the cleanup hooks early.
+"""ResponseStream.close() from another task while that task is inside a pull.
 
-A reader task iterates a ResponseStream whose source is parked in its second pull. Another task calls
-close(). Closing the running async generator fails ("already running"), but close() runs the cleanup
-hooks anyway, while the source keeps running.
+A reader task iterates a ResponseStream whose source is parked in its second pull; another task closes the
+stream, as a server does when its client disconnects. Today close() fails ("already running") after running
+the cleanup hooks while the source still runs, and the reader goes on reading. Expected: when close() returns
+the source has ended and the hooks ran after it, and the reader's pending read fails with an error saying the
+stream was closed, instead of ending as if the stream were complete.
 """
 
 import asyncio
@@ -29,11 +31,17 @@ async def source():
 async def main() -> int:
     """Reproduce, print what was observed and expected, and return the exit status."""
     stream = ResponseStream(source(), cleanup_hooks=[lambda: events.append("cleanup hook")])
+    read: list[str] = []
 
-    async def read() -> list[str]:
-        return [update async for update in stream]
+    async def reader() -> str:
+        try:
+            async for update in stream:
+                read.append(update)
+        except RuntimeError as error:
+            return f"RuntimeError: {error}"
+        return "a normal end"
 
-    reader = asyncio.create_task(read())
+    reading = asyncio.create_task(reader())
     await asyncio.wait_for(parked.wait(), 5)
     try:
         await asyncio.wait_for(stream.close(), 5)
@@ -42,11 +50,15 @@ async def main() -> int:
         closed = f"close() raised {exc!r}"
     seen_at_close = list(events)
     release.set()
-    await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), 5)
+    ended = (await asyncio.wait_for(asyncio.gather(reading, return_exceptions=True), 5))[0]
 
-    sys.stdout.write(f"observed: {closed}; when it returned: {seen_at_close}\n")
-    sys.stdout.write("expected: close() returned; when it returned: ['source ended', 'cleanup hook']\n")
-    return 0 if seen_at_close == ["source ended", "cleanup hook"] else 1
+    sys.stdout.write(f"observed: {closed}; when it returned: {seen_at_close}; the reader read {read}, then {ended}\n")
+    sys.stdout.write(
+        "expected: close() returned; when it returned: ['source ended', 'cleanup hook']; the reader read ['first'], "
+        "then RuntimeError: ResponseStream was closed by another task.\n"
+    )
+    fixed = seen_at_close == ["source ended", "cleanup hook"] and read == ["first"]
+    return 0 if fixed and "closed by another task" in str(ended) else 1
 
 
 if __name__ == "__main__":

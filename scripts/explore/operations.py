@@ -27,11 +27,13 @@ TIMEOUT = 10.0  # virtual seconds for anything that must finish
 OPEN, COMPLETED, CLOSED, CANCELLED, DROPPED, REFUSED, FAILED = (
     "open", "completed", "closed", "cancelled", "dropped", "refused", "failed",
 )  # fmt: skip
-TARGETED = frozenset({"pull", "wait", "until", "drain", "release", "drop", "close", "cancel", "reanswer"})
+TARGETED = frozenset({"pull", "wait", "until", "drain", "release", "drop", "close", "cancel", "reanswer", "resolve"})
 WEIGHTS = {
     "start": 4, "ask": 1, "answer": 1, "pull": 4, "wait": 2, "until": 4, "drain": 2, "release": 3, "drop": 2,
-    "gc": 2, "close": 2, "cancel": 2, "cancel_pending": 1, "settle": 1, "reanswer": 2, "restore": 1,
+    "gc": 2, "close": 2, "cancel": 2, "cancel_pending": 1, "settle": 1, "reanswer": 2, "restore": 1, "resolve": 2,
 }  # fmt: skip
+# Operations only some families have: await a from_awaitable() stream without reading it (`await stream`).
+ONLY_IN = {"resolve": frozenset({"functional-awaitable"})}
 # Families that answer requests with responses= runs ask, answer and retry answers more often.
 CONTINUATION_WEIGHTS = {"ask": 3, "drain": 3, "answer": 3, "reanswer": 3}
 CONTINUATIONS = frozenset({"graph", "subworkflow"})
@@ -42,9 +44,19 @@ UNSUPPORTED = {
     "agent": frozenset({"ask", "answer", "cancel_pending", "reanswer", "restore"}),
     "functional-agent": frozenset({"cancel_pending", "reanswer", "restore"}),
     "subworkflow": frozenset[str](),
+    "functional-buffered": frozenset({"cancel_pending", "reanswer", "restore"}),
+    # A from_awaitable() run starts at its first read: an answer given then may find its request answered already.
+    "functional-awaitable": frozenset({"ask", "answer", "cancel_pending", "reanswer", "restore"}),
 }
 RETRYABLE = frozenset({OPEN, CLOSED, CANCELLED, DROPPED, REFUSED})  # the caller may answer such a run's request again
-LAZY_ADMISSION = frozenset({"agent"})  # WorkflowAgent starts the workflow run at the first pull
+# WorkflowAgent starts the workflow run at the first pull, a from_awaitable() stream at its first pull or await
+LAZY_ADMISSION = frozenset({"agent", "functional-awaitable"})
+READS_WHOLE_RUN = frozenset({"functional-buffered"})  # a buffered stream reads the whole run at its first pull
+CLOSED_UNDER_READER = "closed by another task"  # what a read gets when another task closes the stream (series)
+
+
+async def _resolved(stream: Stream) -> Stream:
+    return await stream
 
 
 class Refused(Exception):
@@ -81,7 +93,7 @@ def format_ops(ops: list[Op]) -> str:
 
 def generate(rng: random.Random, family: str, length: int) -> list[Op]:
     """A random sequence of ``length`` operations that begins with a start (or, where runs continue, an ask)."""
-    names = [name for name in WEIGHTS if name not in UNSUPPORTED[family]]
+    names = [name for name in WEIGHTS if name not in UNSUPPORTED[family] and family in ONLY_IN.get(name, {family})]
     favoured = CONTINUATION_WEIGHTS if family in CONTINUATIONS else {}
     weights = [favoured.get(name, WEIGHTS[name]) for name in names]
     ops = [Op("ask" if family in CONTINUATIONS and rng.random() < 0.5 else "start")]
@@ -166,11 +178,17 @@ class Session:
         return self.runs[int(name[1:])]
 
     def _live(self, besides: Run | None = None, *, pulling: bool = False) -> list[Run]:
-        """Runs that hold the object: admitted (or, with ``pulling``, being pulled) and not ended or abandoned."""
+        """Runs that hold the object: admitted (or, with ``pulling``, being pulled) and not ended or abandoned.
+
+        A buffered run that delivered an event has ended: its stream read the whole run before the first one.
+        """
         return [
             run
             for run in self.runs
-            if run is not besides and run.state == OPEN and (run.admitted or (pulling and run.pull is not None))
+            if run is not besides
+            and run.state == OPEN
+            and (run.admitted or (pulling and run.pull is not None))
+            and not (run.pulled and self.family in READS_WHOLE_RUN)
         ]
 
     def _check_state(self, *, final: bool = False) -> None:
@@ -274,16 +292,25 @@ class Session:
                 self._completed(run)
         elif self.family in LAZY_ADMISSION and run.pulled == 0 and is_refusal(error):
             self._refused_at_pull(run, error)
+        elif run.state == CLOSED and isinstance(error, RuntimeError) and CLOSED_UNDER_READER in str(error):
+            pass  # the read that close() stopped: the documented end of a reader whose stream another task closed
         else:
             self.probe.violate("exception", f"pulling {run.name} raised {_describe(error)}")
             run.state = FAILED
 
-    def _received(self, run: Run, item: Any) -> None:
+    def _admitted_lazily(self, run: Run) -> None:
+        """The run got going at a pull or an await: it must be the only live one.
+
+        Unless it has ended since (closed or cancelled before this was seen): then it cannot tell which came first.
+        """
         if not run.admitted:
             run.admitted = True
             live = self._live(besides=run)
-            if live:
+            if live and run.state == OPEN:
                 self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
+
+    def _received(self, run: Run, item: Any) -> None:
+        self._admitted_lazily(run)
         run.pulled += 1
         tag, status, requests = self.subject.observe(item)
         if tag is not None:
@@ -428,6 +455,24 @@ class Session:
 
     async def _op_settle(self, op: Op) -> None:
         await self.quiesce()
+
+    async def _op_resolve(self, op: Op) -> None:
+        """``await`` the stream without reading it: a from_awaitable() stream resolves its source, starting the run."""
+        run = self._target(op)
+        if run is None or run.stream is None or run.pull is not None or run.state != OPEN:
+            return
+        try:
+            await asyncio.wait_for(_resolved(run.stream), TIMEOUT)
+        except asyncio.TimeoutError:
+            self.probe.violate("hang", f"awaiting the stream of {run.name} did not finish within {TIMEOUT:g}s")
+        except Exception as error:
+            if is_refusal(error):
+                self._refused_at_pull(run, error)
+            else:
+                self.probe.violate("exception", f"awaiting the stream of {run.name} raised {_describe(error)}")
+                run.state = FAILED
+        else:
+            self._admitted_lazily(run)
 
     async def _op_close(self, op: Op) -> None:
         run = self._target(op)

@@ -5,12 +5,15 @@ information or fans out to ``fast`` and ``relay -> slow`` (``slow`` waits for th
 to ``join``. The sub-workflow family runs that graph as the child of a parent ``Workflow`` (a ``WorkflowExecutor``
 that yields the child's outputs and propagates its requests), with checkpoints. The functional family: a
 ``@workflow`` that stages a write, awaits an I/O ``@step`` and may ask for information. Every handler reports to
-the ``Probe``. A turn is a string: ``"r3"``, or ``"r3?"`` to ask.
+the ``Probe``. A turn is a string: ``"r3"``, or ``"r3?"`` to ask. The stream families run that functional workflow
+through the two ``ResponseStream`` forms that read their source differently: buffered (the whole run is read
+before the first event) and opened by ``ResponseStream.from_awaitable`` (the run starts at the first read or await).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import inspect
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -38,7 +41,9 @@ from agent_framework import (
 
 from scripts.explore.invariants import Probe, run_of, tool_name
 
-FAMILIES = ("graph", "functional", "agent", "functional-agent", "subworkflow")
+FAMILIES = (
+    "graph", "functional", "agent", "functional-agent", "subworkflow", "functional-buffered", "functional-awaitable",
+)  # fmt: skip
 
 Stream = ResponseStream[Any, Any]
 
@@ -309,6 +314,35 @@ class _FunctionalSubject:
         return _observe_event(item) if self.agent is None else _observe_update(item)
 
 
+@dataclass
+class _StreamFormSubject(_FunctionalSubject):
+    """A ``FunctionalWorkflow`` whose run streams are ``buffered`` or opened through ``from_awaitable``."""
+
+    form: str = "buffered"
+
+    def start(self, turn: str) -> Stream:
+        return self._open(lambda: self.workflow.run(turn, stream=True))
+
+    def answer(self, request_id: str, run: str) -> Stream | None:
+        return self._open(lambda: self.workflow.run(responses={request_id: run}, stream=True))
+
+    def _open(self, run: Callable[[], Stream]) -> Stream:
+        if self.form == "buffered":
+            return run().buffer_updates()
+
+        async def opening() -> Stream:
+            return run()
+
+        awaitable = opening()
+        stream = Stream.from_awaitable(awaitable)
+        return stream.with_cleanup_hook(lambda: self._check_awaited(awaitable))
+
+    def _check_awaited(self, awaitable: Coroutine[Any, Any, Stream]) -> None:
+        """Once the stream is cleaned up (read to its end, failed or closed), its awaitable has run or was closed."""
+        if inspect.getcoroutinestate(awaitable) == inspect.CORO_CREATED:
+            self.probe.violate("never-awaited", "a from_awaitable() stream was cleaned up, its awaitable never awaited")
+
+
 def subworkflow_parent(child: Workflow, checkpoints: InMemoryCheckpointStorage) -> Workflow:
     """A parent workflow that runs ``child`` as its only executor, surfacing its outputs and requests."""
     sub = WorkflowExecutor(child, id="sub", allow_direct_output=True, propagate_request=True)
@@ -325,4 +359,6 @@ def build_subject(family: str) -> Subject:
         graph = graph_workflow(probe)
         return _GraphSubject(probe, graph, graph.as_agent() if family == "agent" else None)
     functional = functional_workflow(probe)
+    if family in ("functional-buffered", "functional-awaitable"):
+        return _StreamFormSubject(probe, functional, form=family.removeprefix("functional-"))
     return _FunctionalSubject(probe, functional, functional.as_agent() if family == "functional-agent" else None)

@@ -22,9 +22,11 @@ from scripts.series.locations import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs"
 # Every known member of the bug class (issues 3, 4 and 12, and those found while hunting): (family, member).
-MEMBERS = {("graph", member) for member in ("1", "2", "3", "4", "4b", "5", "6", "7", "8", "9", "10")} | {
-    ("functional", member) for member in ("1", "2", "3", "4", "5")
-}
+MEMBERS = (
+    {("graph", member) for member in ("1", "2", "3", "4", "4b", "5", "6", "7", "8", "9", "10")}
+    | {("functional", member) for member in ("1", "2", "3", "4", "5")}
+    | {("stream", member) for member in ("1", "2")}
+)
 # (tag, attribute) pairs that make a browser fetch something; <a href> is a link, not an asset.
 ASSET_ATTRIBUTES = {
     ("script", "src"), ("link", "href"), ("img", "src"), ("img", "srcset"), ("source", "src"),

@@ -1,8 +1,9 @@
 """ResponseStream.close() against a pull in flight, checked through the public API of the patched framework.
 
 The invariant: when ``close()`` returns, the source it closed has ended and the cleanup hooks have run
-after it, exactly once; the task that was pulling ends its iteration cleanly; nothing hangs, and no
-cancellation reaches code that did not ask for it.
+after it, exactly once; the task that was pulling gets ``RuntimeError`` ("closed by another task") instead of
+a truncated end, and keeps no cancellation from ``close()``; nothing hangs, and no cancellation reaches code
+that did not ask for it.
 """
 
 import asyncio
@@ -15,6 +16,13 @@ import pytest
 from agent_framework import ResponseStream
 
 TIMEOUT = 5.0
+CLOSED = "closed by another task"
+
+
+def closed_under(reader: "asyncio.Future[Any]") -> bool:
+    """Whether the reader's read ended with the error of a stream closed by another task."""
+    error = reader.exception()
+    return isinstance(error, RuntimeError) and CLOSED in str(error)
 
 
 @dataclass
@@ -107,7 +115,30 @@ async def test_close_during_pull_ends_the_source_first(read: str) -> None:
     assert error is None
     assert log_at_close == ["source ended", "cleanup"]
     assert reader_done
-    assert reader.result() == [1]
+    assert closed_under(reader)
+
+
+@pytest.mark.parametrize("buffered", [False, True], ids=["streamed", "buffered"])
+async def test_reader_in_get_final_response_gets_no_truncated_result(buffered: bool) -> None:
+    source = Source()
+    results: list[list[int]] = []
+    stream: ResponseStream[int, list[int]] = ResponseStream(
+        source.updates(),
+        finalizer=list,
+        cleanup_hooks=[source.hook()],
+        result_hooks=[results.append],
+        stream_updates=not buffered,
+    )
+    reader = asyncio.ensure_future(stream.get_final_response())
+    await asyncio.wait_for(source.waiting.wait(), TIMEOUT)
+
+    error, log_at_close = await asyncio.wait_for(close_now(stream, source), TIMEOUT)
+    await source.settle(reader)
+
+    assert error is None
+    assert log_at_close == ["source ended", "cleanup"]
+    assert closed_under(reader)
+    assert results == []
 
 
 @pytest.mark.parametrize("wrap", ["map", "flat_map", "with_finalizer", "from_awaitable"])
@@ -137,7 +168,7 @@ async def test_close_a_wrapper_during_pull(wrap: str) -> None:
     assert error is None
     assert log_at_close[0] == "source ended"
     assert sorted(log_at_close[1:]) == ["inner", "outer"]
-    assert reader.exception() is None
+    assert closed_under(reader)
 
 
 async def test_concurrent_closes_and_a_cancelled_closer() -> None:
@@ -161,7 +192,7 @@ async def test_concurrent_closes_and_a_cancelled_closer() -> None:
     assert source.log == ["source ended", "cleanup"]
     assert closers[0].cancelled()
     assert [closer.exception() for closer in closers[1:]] == [None, None]
-    assert reader.result() == [1]
+    assert closed_under(reader)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10 tasks keep no cancellation count")
@@ -268,7 +299,7 @@ async def test_close_while_resolving_the_source_never_starts_it() -> None:
     await source.settle(reader)
 
     assert not source.started
-    assert reader.result() == []
+    assert closed_under(reader)
 
 
 async def test_source_failure_during_close_reaches_the_reader() -> None:

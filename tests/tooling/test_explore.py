@@ -38,6 +38,12 @@ def test_operation_text_names_the_target_only_where_it_matters() -> None:
     assert set(WEIGHTS) >= {"start", "pull", "drop", "gc", "close", "cancel"}
 
 
+def test_an_operation_of_some_families_only_is_never_generated_for_the_others() -> None:
+    rng = random.Random(3)  # noqa: S311
+    assert not any(op.name == "resolve" for op in generate(rng, "functional", 400))
+    assert any(op.name == "resolve" for op in generate(rng, "functional-awaitable", 400))
+
+
 def test_shrinking_keeps_the_first_start_and_what_the_violation_needs(monkeypatch: pytest.MonkeyPatch) -> None:
     needed = {Op("drop", 0), Op("gc")}
     runs: list[list[Op]] = []
@@ -73,6 +79,12 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
         ("graph", Violation("exception", "generator is already running"), "F1 ResponseStream.close() during "
          "another task's pull"),
         ("graph", Violation("exception", "something else"), "other exception"),
+        ("functional-buffered", Violation("exception", "generator is already running"), "S1 a buffered stream's "
+         "close() during another task's read fails"),
+        ("functional-awaitable", Violation("never-awaited", "x"), "S2 a from_awaitable() stream closed before its "
+         "first read leaves its awaitable unawaited"),
+        ("functional-awaitable", Violation("guard-leaked", "r0 closed after 0 pulls"), "S2 a resolved, unread "
+         "from_awaitable() stream keeps the run guard after close()"),
     ],
 )  # fmt: skip
 def test_violations_are_classified_as_known_members(family: str, violation: Violation, member: str) -> None:
