@@ -202,3 +202,49 @@ async def test_agent_response_closed_during_another_tasks_pull() -> None:
     assert [update.text for update in await asyncio.wait_for(drain(second), TIMEOUT)] == ["second"]
     assert ledger.overlaps == []
     assert isinstance(reader.exception(), RuntimeError), "the reader of the closed response saw a clean end"
+
+
+async def test_dropped_started_run_keeps_the_guard_until_it_has_ended() -> None:
+    """The run's own ``finally`` releases the guard unconditionally: that is safe only while admission refuses a
+    started run whose stream was dropped and is not finalized yet (upstream's #6407 question)."""
+    ledger = Ledger()
+    wf = build(ledger)
+    first = wf.run("first", stream=True)
+    reading = asyncio.ensure_future(first.__anext__())
+    await asyncio.wait_for(ledger.entry("first").wait(), TIMEOUT)
+    reading.cancel()
+    await asyncio.gather(reading, return_exceptions=True)
+    del first, reading
+    gc.collect()
+
+    assert admitted(wf, "second") is None, "a run was admitted while a dropped started run had not ended"
+    await asyncio.wait_for(ledger.exit("first").wait(), TIMEOUT)
+    second = None
+    for _ in range(100):  # the dropped run's finally runs a few loop turns after its body has unwound
+        second = admitted(wf, "second")
+        if second is not None:
+            break
+        await asyncio.sleep(0)
+    assert second is not None, "the dropped run kept the guard after it had ended"
+    assert admitted(wf, "third") is None, "the dropped run's late finally released the next run's guard"
+    open_all(ledger)
+    assert outputs(await asyncio.wait_for(drain(second), TIMEOUT)) == ["second"]
+    assert ledger.overlaps == []
+
+
+async def test_stream_closed_before_its_first_pull_never_runs_beside_the_next_run() -> None:
+    """The guard's release for a run that never started relies on PR 1: a closed stream's run can no longer start."""
+    ledger = Ledger()
+    wf = build(ledger)
+    first = wf.run("first", stream=True)
+    await asyncio.wait_for(first.close(), TIMEOUT)
+    second = admitted(wf, "second")
+    assert second is not None, "a stream closed before its first pull kept the guard"
+    reading_first = asyncio.ensure_future(drain(first))
+    reading_second = asyncio.ensure_future(drain(second))
+    await asyncio.wait_for(ledger.entry("second").wait(), TIMEOUT)
+    open_all(ledger)
+    first_events, second_events = await asyncio.wait_for(asyncio.gather(reading_first, reading_second), TIMEOUT)
+    assert first_events == [], "a stream closed before its first pull went on to run"
+    assert outputs(second_events) == ["second"]
+    assert ledger.overlaps == []
