@@ -395,8 +395,11 @@ class Session:
         await self._op_drop(Op("drop", back))
         gc.collect()
         await self.quiesce()  # the abandoned run ends (a dropped one is finalized) before its answer is judged
-        state = self.subject.committed_state()
-        if state is not None and f"answer:{earlier}" not in state:  # a completed superstep did not deliver it
+        # The contract (series PR 3): an answer a superstep took up is used, like a failed run's; one the abandoned
+        # run still had queued is pending again. So the caller answers again when the request is pending, and also
+        # when the answer was never taken up: then it must have been given back, or the retry shows it lost (G9).
+        if await self.subject.is_pending(request) or request not in self.subject.drained:
+            self.subject.drained.discard(request)
             await self._answer(request)
 
     async def _op_restore(self, op: Op) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent_framework import (
@@ -33,6 +33,7 @@ from agent_framework import (
     WorkflowContext,
     WorkflowEvent,
     WorkflowExecutor,
+    WorkflowMessage,
     handler,
     response_handler,
     step,
@@ -198,6 +199,12 @@ class Subject(Protocol):
         """The workflow's status, if it has one."""
         ...
 
+    drained: set[str]  # requests whose answers a superstep has taken up (where runs answer requests)
+
+    async def is_pending(self, request_id: str) -> bool:
+        """Whether ``request_id`` can be answered (again); False where runs answer no requests."""
+        ...
+
     async def latest_checkpoint(self) -> str | None:
         """The id of the latest checkpoint, if the object takes checkpoints."""
         ...
@@ -239,6 +246,25 @@ class _GraphSubject:
     agent: WorkflowAgent | None = None
     child: Workflow | None = None  # the sub-workflow whose state the handlers write
     checkpoints: InMemoryCheckpointStorage | None = None
+    drained: set[str] = field(default_factory=set[str])  # requests whose answers a superstep has taken up
+
+    def __post_init__(self) -> None:
+        context = self.workflow._runner.context  # pyright: ignore[reportPrivateUsage]
+        drain = context.drain_messages
+
+        async def drain_and_note() -> dict[str, list[WorkflowMessage]]:
+            batches = await drain()
+            for message in (message for batch in batches.values() for message in batch):
+                if message.original_request_info_event is not None:
+                    self.drained.add(message.original_request_info_event.request_id)
+            return batches
+
+        context.drain_messages = drain_and_note  # the explorer's own instrumentation of the shared runner
+
+    async def is_pending(self, request_id: str) -> bool:
+        """Whether ``request_id`` can be answered (again)."""
+        context = self.workflow._runner.context  # pyright: ignore[reportPrivateUsage]
+        return request_id in await context.get_pending_request_info_events()
 
     def start(self, turn: str) -> Stream:
         tools = [FunctionTool(name=tool_name(run_of(turn)))]
@@ -284,6 +310,10 @@ class _FunctionalSubject:
     probe: Probe
     workflow: FunctionalWorkflow
     agent: FunctionalWorkflowAgent | None = None
+    drained: set[str] = field(default_factory=set[str])  # never filled: functional runs are not answered again
+
+    async def is_pending(self, request_id: str) -> bool:
+        return False
 
     def start(self, turn: str) -> Stream:
         if self.agent is not None:
