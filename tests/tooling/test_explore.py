@@ -5,6 +5,7 @@ Imports the installed agent-framework-core (the explorer builds its workflows fr
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from pathlib import Path
@@ -19,7 +20,7 @@ from scripts.explore.__main__ import main as explore_main
 from scripts.explore.invariants import Violation
 from scripts.explore.operations import WEIGHTS, Op, format_ops, generate, is_refusal, parse_ops
 from scripts.explore.shards import Shard, read_rows
-from scripts.explore.subjects import FAMILIES
+from scripts.explore.subjects import FAMILIES, build_subject
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -171,3 +172,23 @@ def test_a_busy_workflow_agent_is_a_refusal_on_every_python(status: str) -> None
 
 class AgentRefused(Exception):
     """Stands for agent_framework's AgentException."""
+
+
+async def test_the_explorer_notes_which_answers_a_superstep_took_up() -> None:
+    """The reanswer operation retries an answer only if it is pending again or was never taken up (PR 3's contract)."""
+    subject = build_subject("graph")
+    subject.probe.gate("r0").set()
+    subject.probe.gate("r1").set()
+
+    async def drain(stream: Any) -> list[Any]:
+        return [item async for item in stream]
+
+    asking = await asyncio.wait_for(drain(subject.start("r0?")), 5)
+    (request,) = [request for item in asking for request in subject.observe(item)[2]]
+    assert await subject.is_pending(request)
+    assert request not in subject.drained
+
+    await asyncio.wait_for(drain(subject.answer(request, "r1")), 5)
+
+    assert request in subject.drained
+    assert not await subject.is_pending(request)
