@@ -21,12 +21,13 @@ class Slow(Executor):
     def __init__(self) -> None:
         super().__init__(id="slow")
         self.busy = asyncio.Event()
+        self.release = asyncio.Event()  # never set: the rest of the work waits on it
 
     @handler
     async def handle(self, message: str, ctx: WorkflowContext[Any, str]) -> None:
         await ctx.yield_output(message)
         self.busy.set()
-        await asyncio.Event().wait()  # the rest of the work
+        await self.release.wait()
 
 
 async def main() -> bool:
