@@ -395,9 +395,10 @@ class Session:
         await self._op_drop(Op("drop", back))
         gc.collect()
         await self.quiesce()  # the abandoned run ends (a dropped one is finalized) before its answer is judged
-        # The contract (series PR 3): an answer a superstep took up is used, like a failed run's; one the abandoned
-        # run still had queued is pending again. So the caller answers again when the request is pending, and also
-        # when the answer was never taken up: then it must have been given back, or the retry shows it lost (G9).
+        # The contract (series PR 3): an answer handed to its executor is used, like a failed run's; one not handed
+        # over yet is pending again. The caller answers again when the request is pending, and also when no superstep
+        # took the answer up: then it must have been given back, or the retry shows it lost (G9). An answer taken up
+        # but neither handed over nor given back is not caught here (the runner's hand-over is not observed).
         if await self.subject.is_pending(request) or request not in self.subject.drained:
             self.subject.drained.discard(request)
             await self._answer(request)
