@@ -40,10 +40,10 @@ async def main() -> int:
     sys.stdout.write(f"observed: close() gave {closed!r}; then {log_at_close}; the reader got {reader_got!r}\n")
     sys.stdout.write(
         "expected: close() gave None; then ['source ended', 'cleanup hook']; the reader got "
-        "RuntimeError('ResponseStream was closed by another task.')\n"
+        "ResponseStreamClosedError('ResponseStream was closed before its end.')\n"
     )
     closed_first = closed is None and log_at_close == ["source ended", "cleanup hook"]
-    return 0 if closed_first and "closed by another task" in str(reader_got) else 1
+    return 0 if closed_first and type(reader_got).__name__ == "ResponseStreamClosedError" else 1
 
 
 if __name__ == "__main__":

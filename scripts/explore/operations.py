@@ -52,7 +52,8 @@ RETRYABLE = frozenset({OPEN, CLOSED, CANCELLED, DROPPED, REFUSED})  # the caller
 # WorkflowAgent starts the workflow run at the first pull, a from_awaitable() stream at its first pull or await
 LAZY_ADMISSION = frozenset({"agent", "functional-awaitable"})
 READS_WHOLE_RUN = frozenset({"functional-buffered"})  # a buffered stream reads the whole run at its first pull
-CLOSED_UNDER_READER = "closed by another task"  # what a read gets when another task closes the stream (series)
+# What every read of a stream closed before its end raises with the series (by name: the unpatched framework lacks it)
+CLOSED_UNDER_READER = "ResponseStreamClosedError"
 
 
 async def _resolved(stream: Stream) -> Stream:
@@ -292,8 +293,8 @@ class Session:
                 self._completed(run)
         elif self.family in LAZY_ADMISSION and run.pulled == 0 and is_refusal(error):
             self._refused_at_pull(run, error)
-        elif run.state == CLOSED and isinstance(error, RuntimeError) and CLOSED_UNDER_READER in str(error):
-            pass  # the read that close() stopped: the documented end of a reader whose stream another task closed
+        elif run.state == CLOSED and type(error).__name__ == CLOSED_UNDER_READER:
+            pass  # a read of a stream closed before its end: its documented outcome
         else:
             self.probe.violate("exception", f"pulling {run.name} raised {_describe(error)}")
             run.state = FAILED

@@ -10,7 +10,14 @@ import gc
 from typing import Any
 
 import pytest
-from agent_framework import FunctionalWorkflow, FunctionalWorkflowAgent, ResponseStream, WorkflowEvent, workflow
+from agent_framework import (
+    FunctionalWorkflow,
+    FunctionalWorkflowAgent,
+    ResponseStream,
+    ResponseStreamClosedError,
+    WorkflowEvent,
+    workflow,
+)
 
 from tests.scenarios.ledger import Ledger
 
@@ -240,7 +247,10 @@ async def test_stream_closed_before_its_first_pull_never_runs_beside_the_next_ru
     reading_second = asyncio.ensure_future(drain(second))
     await asyncio.wait_for(ledger.entry("second").wait(), TIMEOUT)
     open_all(ledger)
-    first_events, second_events = await asyncio.wait_for(asyncio.gather(reading_first, reading_second), TIMEOUT)
-    assert first_events == [], "a stream closed before its first pull went on to run"
+    first_read, second_events = await asyncio.wait_for(
+        asyncio.gather(reading_first, reading_second, return_exceptions=True), TIMEOUT
+    )
+    assert isinstance(first_read, ResponseStreamClosedError), "a stream closed before its first pull went on to run"
+    assert isinstance(second_events, list)
     assert outputs(second_events) == ["second"]
     assert ledger.overlaps == []

@@ -1,28 +1,27 @@
 """ResponseStream.close() against a pull in flight, checked through the public API of the patched framework.
 
 The invariant: when ``close()`` returns, the source it closed has ended and the cleanup hooks have run
-after it, exactly once; the task that was pulling gets ``RuntimeError`` ("closed by another task") instead of
-a truncated end, and keeps no cancellation from ``close()``; nothing hangs, and no cancellation reaches code
-that did not ask for it.
+after it, exactly once; every read of a stream closed before its end, and its ``get_final_response()``, raise
+``ResponseStreamClosedError`` instead of a truncated end; the task that was pulling keeps no cancellation from
+``close()``; nothing hangs, and no cancellation reaches code that did not ask for it (an inner stream's hooks, a
+shared awaitable).
 """
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from agent_framework import ResponseStream
+from agent_framework import ResponseStream, ResponseStreamClosedError
 
 TIMEOUT = 5.0
-CLOSED = "closed by another task"
 
 
 def closed_under(reader: "asyncio.Future[Any]") -> bool:
-    """Whether the reader's read ended with the error of a stream closed by another task."""
-    error = reader.exception()
-    return isinstance(error, RuntimeError) and CLOSED in str(error)
+    """Whether the reader's read ended with the error of a stream closed before its end."""
+    return isinstance(reader.exception(), ResponseStreamClosedError)
 
 
 @dataclass
@@ -229,7 +228,8 @@ async def test_consumer_cancelled_without_close_still_propagates() -> None:
     assert source.log == ["source ended", "cleanup"]
 
 
-async def test_second_reader_is_refused_without_side_effects() -> None:
+async def test_second_reader_is_refused_before_it_touches_the_source() -> None:
+    """A second concurrent reader fails like any failed read, which closes the stream; the first pull is stopped."""
     source = Source()
     stream: ResponseStream[int, list[int]] = ResponseStream(source.updates(), cleanup_hooks=[source.hook()])
     reader = asyncio.ensure_future(read_all(stream))
@@ -237,16 +237,13 @@ async def test_second_reader_is_refused_without_side_effects() -> None:
 
     with pytest.raises(RuntimeError, match="concurrent"):
         await asyncio.wait_for(stream.get_final_response(), TIMEOUT)
-    log_after_refusal = list(source.log)
     await source.settle(reader)
 
-    assert log_after_refusal == []
-    assert reader.result() == [1, 2]
-    assert source.log == ["source ended", "cleanup"]
-    assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [1, 2]
+    assert closed_under(reader)
+    assert sorted(source.log) == ["cleanup", "source ended"]
 
 
-async def test_closed_stream_reads_as_ended_and_close_is_idempotent() -> None:
+async def test_closed_stream_fails_every_read_and_close_is_idempotent() -> None:
     source = Source()
     stream: ResponseStream[int, list[int]] = ResponseStream(source.updates(), cleanup_hooks=[source.hook()])
     reader = asyncio.ensure_future(read_all(stream))
@@ -254,12 +251,87 @@ async def test_closed_stream_reads_as_ended_and_close_is_idempotent() -> None:
 
     await asyncio.wait_for(stream.close(), TIMEOUT)
     await asyncio.wait_for(stream.close(), TIMEOUT)
-    with pytest.raises(StopAsyncIteration):
+    with pytest.raises(ResponseStreamClosedError):
         await asyncio.wait_for(stream.__anext__(), TIMEOUT)
+    with pytest.raises(ResponseStreamClosedError):
+        await asyncio.wait_for(stream.get_final_response(), TIMEOUT)
     await source.settle(reader)
 
     assert source.log == ["source ended", "cleanup"]
-    assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [1]
+    assert closed_under(reader)
+
+
+async def test_a_stream_read_to_its_end_is_not_closed_early() -> None:
+    source = Source()
+    source.release.set()
+    stream: ResponseStream[int, list[int]] = ResponseStream(source.updates(), finalizer=list)
+    assert await asyncio.wait_for(read_all(stream), TIMEOUT) == [1, 2]
+
+    await asyncio.wait_for(stream.close(), TIMEOUT)
+
+    assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [1, 2]
+
+
+def test_a_pull_without_an_asyncio_loop_is_not_recorded() -> None:
+    """Where no asyncio loop runs (trio, or a coroutine driven by hand) a pull still works."""
+
+    async def updates() -> AsyncIterator[int]:
+        yield 1
+
+    stream: ResponseStream[int, list[int]] = ResponseStream(updates())
+    with pytest.raises(StopIteration) as pulled:
+        stream.__anext__().send(None)
+
+    assert pulled.value.value == 1
+
+
+async def test_close_while_resolving_a_shared_awaitable_never_cancels_it() -> None:
+    source = Source()
+    resolve_now = asyncio.Event()
+
+    async def resolve() -> ResponseStream[int, list[int]]:
+        await resolve_now.wait()
+        return ResponseStream(source.updates())
+
+    shared = asyncio.ensure_future(resolve())
+    awaited = asyncio.Event()
+
+    class Awaited:
+        """The shared future, as another task awaits it; says when the reader is inside that await."""
+
+        def __await__(self) -> Generator[Any, None, ResponseStream[int, list[int]]]:
+            awaited.set()
+            return shared.__await__()
+
+    stream = ResponseStream[int, list[int]].from_awaitable(Awaited())
+    reader = asyncio.ensure_future(read_all(stream))
+    await asyncio.wait_for(awaited.wait(), TIMEOUT)
+
+    await asyncio.wait_for(stream.close(), TIMEOUT)
+    resolve_now.set()
+    await source.settle(reader, shared)
+
+    assert not shared.cancelled()
+    assert not source.started
+    assert closed_under(reader)
+
+
+async def test_the_hooks_see_the_error_close_was_given() -> None:
+    source = Source()
+    seen: list[BaseException | None] = []
+    inner: ResponseStream[int, list[int]] = ResponseStream(source.updates())
+    outer = inner.map(lambda update: update, list)
+    inner.with_cleanup_hook(lambda: seen.append(inner._stream_error))  # pyright: ignore[reportPrivateUsage]
+    outer.with_cleanup_hook(lambda: seen.append(outer._stream_error))  # pyright: ignore[reportPrivateUsage]
+    reader = asyncio.ensure_future(read_all(outer))
+    await asyncio.wait_for(source.waiting.wait(), TIMEOUT)
+
+    gone = ConnectionResetError("the client went away")
+    await asyncio.wait_for(outer.close(gone), TIMEOUT)
+    await source.settle(reader)
+
+    assert seen == [gone, gone]
+    assert closed_under(reader)
 
 
 async def test_a_cleanup_hook_may_close_the_stream_again() -> None:
@@ -303,7 +375,7 @@ async def test_close_while_resolving_the_source_never_starts_it() -> None:
 
 
 async def test_source_failure_during_close_reaches_the_reader() -> None:
-    """A source that fails on its own while being closed reports that failure, not a clean end."""
+    """A source that fails on its own while being closed reports that failure (chained), not a clean end."""
     waiting = asyncio.Event()
     log: list[str] = []
 
@@ -326,5 +398,6 @@ async def test_source_failure_during_close_reaches_the_reader() -> None:
     await asyncio.wait_for(stream.close(), TIMEOUT)
     await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
 
-    assert isinstance(reader.exception(), ValueError)
+    assert closed_under(reader)
+    assert isinstance(getattr(reader.exception(), "__cause__", None), ValueError)
     assert log == ["cleanup"]
