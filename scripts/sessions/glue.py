@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import shutil
+import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import nullcontext
 from functools import wraps
 from pathlib import Path
@@ -14,6 +17,7 @@ from pathlib import Path
 import nox
 
 from scripts.apply.copies import PatchedCheckout, prepare_base
+from scripts.series.common import venv_python
 from scripts.series.errors import RunguardError, error_line
 from scripts.series.listing import current_bases
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
@@ -99,6 +103,19 @@ def install(session: nox.Session, *packages: str) -> None:
     session.install(*packages, "-c", PINS)
 
 
+def fresh_venv(session: nox.Session, name: str) -> Path:
+    """A new, empty venv ``name`` in the session's scratch directory, on the session's Python."""
+    venv = scratch(session) / name
+    shutil.rmtree(venv, ignore_errors=True)
+    session.run("uv", "venv", "--quiet", "--python", str(venv_python(Path(session.virtualenv.location))), str(venv))
+    return venv
+
+
+def install_into(session: nox.Session, venv: Path, *packages: str) -> None:
+    """Install ``packages`` into ``venv`` (not the session's own venv), constrained by ``pins.txt``."""
+    session.run("uv", "pip", "install", "--quiet", "--python", str(venv_python(venv)), *packages, "-c", PINS)
+
+
 def install_core(session: nox.Session, repo: Path) -> None:
     """Install (or replace) agent-framework-core from a checkout's core package.
 
@@ -173,25 +190,54 @@ def run_pytest(  # noqa: PLR0913 (one helper for every way pytest runs: its opti
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     python: str | None = None,
+    venv: Path | None = None,
     must_pass: bool = True,
 ) -> dict[str, JunitCase]:
     """Run pytest (no cache, no bytecode, a junit report); return the report's cases.
 
     ``must_pass``: a failure fails the session, and so does collecting no test at all (pytest's exit code 5);
-    otherwise failures are only reported back. ``python``: an interpreter outside the session's venv.
+    otherwise failures are only reported back. ``python``: an interpreter outside the session's venv. ``venv``: the
+    pytest of another venv, run as ``run_in_venv`` does (threads may then run pytest side by side).
     """
     junit = scratch(session) / f"{label}.xml"
     junit.unlink(missing_ok=True)
-    command = (python, "-m", "pytest") if python else ("pytest",)
-    with session.chdir(cwd) if cwd else nullcontext():
-        session.run(
-            *command, *PYTEST_NO_WRITES, f"--junitxml={junit}", *args, env={**NO_BYTECODE, **(env or {})},
-            success_codes=[0, 5] if must_pass else [0, 1, 5], external=python is not None,
-        )  # fmt: skip
+    arguments = (*PYTEST_NO_WRITES, f"--junitxml={junit}", *args)
+    environment = {**NO_BYTECODE, **(env or {})}
+    success_codes = [0, 5] if must_pass else [0, 1, 5]
+    if venv is not None:
+        run_in_venv(session, venv, "pytest", *arguments, cwd=cwd or Path.cwd(), env=environment, codes=success_codes)
+    else:
+        command = (python, "-m", "pytest") if python else ("pytest",)
+        with session.chdir(cwd) if cwd else nullcontext():
+            session.run(*command, *arguments, env=environment, success_codes=success_codes, external=python is not None)
     cases = read_report(junit)
     if must_pass and not cases:
         session.error(f"{label}: pytest found no test in {' '.join(args)}")
     return cases
+
+
+def run_in_venv(
+    session: nox.Session, venv: Path, *command: str, cwd: Path, env: Mapping[str, str], codes: Collection[int]
+) -> None:
+    """Run ``command``, a program of ``venv``, in ``cwd`` with the session's environment, that venv activated.
+
+    Unlike ``session.run`` it leaves this process's directory alone, so threads may run commands side by side; the
+    command's output is printed as one block when it ends. An exit code not in ``codes`` fails the session.
+    """
+    bin_dir = venv_python(venv).parent
+    program = shutil.which(command[0], path=str(bin_dir))
+    if program is None:
+        session.error(f"{venv} has no {command[0]}")
+    session.log(f"{shlex.join(command)}  (in {cwd}, with {venv})")
+    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    variables = {**os.environ, **session.env, **env, "VIRTUAL_ENV": str(venv), "PATH": path}
+    done = subprocess.run(
+        [program, *command[1:]], cwd=cwd, env={name: value for name, value in variables.items() if value is not None},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False,
+    )  # fmt: skip
+    sys.stdout.write(done.stdout)
+    if done.returncode not in codes:
+        session.error(f"{shlex.join(command)} (in {cwd}) exited {done.returncode}")
 
 
 def report(session: nox.Session, module: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nox
 
-from scripts.apply.copies import patched_copy
+from scripts.apply.copies import PatchedCheckout, patched_copy
 from scripts.explore.shards import parse_shard
 from scripts.series.common import sha256_of, side_by_side
 from scripts.series.datafiles import write_data
@@ -21,8 +21,10 @@ from scripts.sessions.glue import (
     NO_BYTECODE,
     TEST_TOOLS,
     UPSTREAM_TEST_DEPS,
+    fresh_venv,
     install,
     install_core,
+    install_into,
     kept_findings,
     options,
     patched_bases,
@@ -190,8 +192,13 @@ def _proof_key(python: str, version: str, repo: Path, step: PatchStep) -> tuple[
     return (python, version, *trees, *step.added_tests, *(sha256_of(path) for path in REDGREEN_TOOLS))
 
 
-def _red_and_green(session: nox.Session, version: str, repo: Path, step: PatchStep) -> list[dict[str, JunitCase]]:
-    """Run the patch's tests, taken from its own tree, on the prefix without it (red) and with it (green)."""
+def _red_and_green(
+    session: nox.Session, version: str, repo: Path, step: PatchStep, venv: Path
+) -> list[dict[str, JunitCase]]:
+    """Run the patch's tests, taken from its own tree, on the prefix without it (red) and with it (green).
+
+    ``venv`` has the core package of ``repo`` installed editable, so each ``git checkout`` switches it.
+    """
     check_out(repo, step.commit)
     root = test_root(session, repo, f"redgreen-{version}-{step.name}")
     arguments = ("--tb=short", "--continue-on-collection-errors", "-p", "scripts.validate.pytest_plugin")
@@ -200,39 +207,47 @@ def _red_and_green(session: nox.Session, version: str, repo: Path, step: PatchSt
         check_out(repo, commit)
         label = f"redgreen-{version}-{step.name}-{color}"
         env = {"PYTHONPATH": str(REPO_ROOT)}
-        runs.append(run_pytest(session, label, *arguments, *step.added_tests, cwd=root, env=env, must_pass=False))
+        cases = run_pytest(session, label, *arguments, *step.added_tests, cwd=root, env=env, venv=venv, must_pass=False)
+        runs.append(cases)
     return runs
+
+
+def _prove_base(session: nox.Session, python: str, version: str, patched: PatchedCheckout) -> list[PatchProof]:
+    """Each patch of one base, in series order, in a clone of its own and, when a run is missing, a venv of its own.
+
+    The runs are kept by content (see ``_proof_key``): a patch is proved again only when one of its inputs changed.
+    """
+    repo = scratch(session) / f"prefixes-{version}"
+    steps = clone_prefixes(patched, repo)
+    venv: Path | None = None
+    proofs: list[PatchProof] = []
+    for step in steps:
+        if not step.added_tests:
+            proofs.append(PatchProof(version, step.name, []))
+            continue
+        key = _proof_key(python, version, repo, step)
+        runs = cases_from_json(load("redgreen", *key))
+        if runs is None:
+            if venv is None:
+                venv = fresh_venv(session, f"redgreen-venv-{version}")
+                install_into(session, venv, *TEST_TOOLS, "--editable", str(repo / CORE_PACKAGE))
+            runs = _red_and_green(session, version, repo, step, venv)
+            store("redgreen", cases_to_json(runs), *key)
+        else:
+            session.log(f"{version} {step.name}: inputs unchanged since proved on Python {python}; reusing the runs")
+        proofs.append(prove_patch(version, step.name, *runs))
+    return proofs
 
 
 def redgreen(session: nox.Session) -> None:
     """Per base and patch: its added tests fail by an assertion on the series prefix without it, then pass.
 
-    The runs are kept by content (see ``_proof_key``): a patch is proved again only when one of its inputs changed.
+    The bases are proved side by side, each in a venv of its own (see ``_prove_base``).
     """
-    install(session, *TEST_TOOLS)
     python = str(session.run("python", "-c", "import platform; print(platform.python_version())", silent=True)).strip()
-    proofs: list[PatchProof] = []
-    for version, _, patched in patched_bases(session):
-        repo = scratch(session) / f"prefixes-{version}"
-        steps = clone_prefixes(patched, repo)
-        installed = False
-        for step in steps:
-            if not step.added_tests:
-                proofs.append(PatchProof(version, step.name, []))
-                continue
-            key = _proof_key(python, version, repo, step)
-            runs = cases_from_json(load("redgreen", *key))
-            if runs is None:
-                if not installed:  # then each `git checkout` switches the package
-                    install(session, "--editable", str(repo / CORE_PACKAGE))
-                    installed = True
-                runs = _red_and_green(session, version, repo, step)
-                store("redgreen", cases_to_json(runs), *key)
-            else:
-                session.log(
-                    f"{version} {step.name}: inputs unchanged since proved on Python {python}; reusing the runs"
-                )
-            proofs.append(prove_patch(version, step.name, *runs))
+    bases = [(version, patched) for version, _, patched in patched_bases(session)]
+    proved = side_by_side(lambda base: _prove_base(session, python, *base), bases)
+    proofs = [proof for found in proved for proof in found]
     record = docs_data_dir() / REDGREEN_RECORD
     earlier = record.read_text() if record.is_file() else "{}"
     body = merge_evidence(json.loads(earlier), evidence(proofs, python), current_series().short_digest())
