@@ -8,7 +8,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import nullcontext
 from functools import wraps
@@ -22,7 +21,7 @@ from scripts.series.errors import RunguardError, error_line
 from scripts.series.listing import current_bases
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
 from scripts.validate.junit import JunitCase, read_report
-from scripts.validate.results_cache import load_findings, store_findings, tree
+from scripts.validate.results_cache import tree
 
 PINS = str(REPO_ROOT / "pins.txt")
 
@@ -103,11 +102,16 @@ def install(session: nox.Session, *packages: str) -> None:
     session.install(*packages, "-c", PINS)
 
 
+def session_venv(session: nox.Session) -> Path:
+    """The session's own venv."""
+    return Path(session.virtualenv.location)
+
+
 def fresh_venv(session: nox.Session, name: str) -> Path:
     """A new, empty venv ``name`` in the session's scratch directory, on the session's Python."""
     venv = scratch(session) / name
     shutil.rmtree(venv, ignore_errors=True)
-    session.run("uv", "venv", "--quiet", "--python", str(venv_python(Path(session.virtualenv.location))), str(venv))
+    session.run("uv", "venv", "--quiet", "--python", str(venv_python(session_venv(session))), str(venv))
     return venv
 
 
@@ -140,31 +144,6 @@ def environment(session: nox.Session) -> str:
     Call it once the session installed what it needs, a core package too (its dependencies count).
     """
     return str(session.run("python", "-c", ENVIRONMENT, silent=True)).strip()
-
-
-def kept_findings(
-    session: nox.Session,
-    kind: str,
-    keys: Mapping[Path, tuple[str, ...]],
-    find: Callable[[list[Path]], list[Counter[str]]],
-) -> list[Counter[str]]:
-    """A tool's findings on each checkout of ``keys``, in order, reused where they were recorded.
-
-    A checkout's key is everything its findings depend on; ``find`` is given the checkouts with none recorded under
-    theirs, and what it finds is recorded.
-    """
-    findings = {repo: load_findings(kind, *key) for repo, key in keys.items()}
-    for repo, kept in findings.items():
-        if kept is not None:
-            session.log(
-                f"{repo.name}: unchanged since {kind} last checked it; reusing its {sum(kept.values())} finding(s)"
-            )
-    missing = [repo for repo, kept in findings.items() if kept is None]
-    if missing:
-        for repo, found in zip(missing, find(missing), strict=True):
-            store_findings(kind, found, *keys[repo])
-            findings[repo] = found
-    return [findings[repo] or Counter() for repo in keys]
 
 
 def test_root(session: nox.Session, tests_repo: Path, name: str) -> Path:
@@ -216,13 +195,20 @@ def run_pytest(  # noqa: PLR0913 (one helper for every way pytest runs: its opti
     return cases
 
 
-def run_in_venv(
-    session: nox.Session, venv: Path, *command: str, cwd: Path, env: Mapping[str, str], codes: Collection[int]
-) -> None:
+def run_in_venv(  # noqa: PLR0913 (what runs, in which venv, where, with what, what counts as success, whether shown)
+    session: nox.Session,
+    venv: Path,
+    *command: str,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    codes: Collection[int] = (0,),
+    silent: bool = False,
+) -> str:
     """Run ``command``, a program of ``venv``, in ``cwd`` with the session's environment, that venv activated.
 
-    Unlike ``session.run`` it leaves this process's directory alone, so threads may run commands side by side; the
-    command's output is printed as one block when it ends. An exit code not in ``codes`` fails the session.
+    Unlike ``session.run`` it leaves this process's directory alone, so threads may run commands side by side. Returns
+    the output (stdout and stderr), which is also printed as one block when the command ends unless ``silent``. An
+    exit code not in ``codes`` fails the session.
     """
     bin_dir = venv_python(venv).parent
     program = shutil.which(command[0], path=str(bin_dir))
@@ -230,14 +216,16 @@ def run_in_venv(
         session.error(f"{venv} has no {command[0]}")
     session.log(f"{shlex.join(command)}  (in {cwd}, with {venv})")
     path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
-    variables = {**os.environ, **session.env, **env, "VIRTUAL_ENV": str(venv), "PATH": path}
+    variables = {**os.environ, **session.env, **(env or {}), "VIRTUAL_ENV": str(venv), "PATH": path}
     done = subprocess.run(
         [program, *command[1:]], cwd=cwd, env={name: value for name, value in variables.items() if value is not None},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False,
     )  # fmt: skip
-    sys.stdout.write(done.stdout)
+    if not silent or done.returncode not in codes:
+        sys.stdout.write(done.stdout)
     if done.returncode not in codes:
         session.error(f"{shlex.join(command)} (in {cwd}) exited {done.returncode}")
+    return done.stdout
 
 
 def report(session: nox.Session, module: str) -> None:

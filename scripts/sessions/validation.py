@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import partial
+from itertools import chain
 from pathlib import Path
 
 import nox
@@ -15,7 +17,7 @@ from scripts.series.datafiles import write_data
 from scripts.series.listing import current_series
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
 from scripts.sessions import glue
-from scripts.sessions.gate import MYPY, lint_gate, typecheck_gate
+from scripts.sessions.gate import MYPY, fail_on_new, lint_gate, mypy_checks
 from scripts.sessions.glue import (
     DOCS_TOOLS,
     NO_BYTECODE,
@@ -25,13 +27,13 @@ from scripts.sessions.glue import (
     install,
     install_core,
     install_into,
-    kept_findings,
     options,
     patched_bases,
     run_pytest,
     scratch,
     test_root,
 )
+from scripts.sessions.kept import ToolRun, kept_findings
 from scripts.sources.checkout import open_checkout, snapshot_checkout
 from scripts.validate.budget import budget_report
 from scripts.validate.differential import new_errors, pyright_errors, regression_report, select_upstream_tests
@@ -137,11 +139,10 @@ def lint(session: nox.Session) -> None:
         session.log(line)
 
 
-def _pyright_added(session: nox.Session, base: Path, patched: Path, environment: str) -> list[str]:
-    """The pyright errors (upstream's settings) the patched core package has and the base's has not.
+def _pyright_checks(session: nox.Session, base: Path, patched: Path, environment: str) -> list[ToolRun]:
+    """Pyright with upstream's settings on the base's and on the patched core package, with the patched one installed.
 
-    Both are checked with the patched core installed, side by side; each checkout's errors are kept by content (its
-    tree, the installed core's tree, the environment) and reused while none of those changed.
+    Each checkout's errors are kept by content: its tree, the installed core's tree, the environment.
     """
 
     def errors(repo: Path) -> Counter[str]:
@@ -150,36 +151,47 @@ def _pyright_added(session: nox.Session, base: Path, patched: Path, environment:
         output = session.run(*command, silent=True, success_codes=[0, 1], stderr=None)  # stdout: the JSON only
         return pyright_errors(str(output), core)
 
-    def find(repos: list[Path]) -> list[Counter[str]]:
-        install_core(session, patched)
-        return side_by_side(errors, repos)
+    return [
+        ToolRun("pyright", repo, (tree(repo), tree(patched), environment), patched, partial(errors, repo))
+        for repo in (base, patched)
+    ]
 
-    keys = {repo: (tree(repo), tree(patched), environment) for repo in (base, patched)}
-    return new_errors(*kept_findings(session, "pyright", keys, find))
+
+def _strict_pyright(session: nox.Session) -> Counter[str]:
+    """Pyright strict on this repo (its settings in ``pyproject.toml``): an error fails the session, so none is kept."""
+    session.run("pyright")
+    return Counter()
 
 
 def typecheck(session: nox.Session) -> None:
     """Pyright strict on this repo; on each base, pyright (source) and mypy (tests) errors the series adds.
 
     Both tools' findings on a checkout are kept by content (its tree, the installed core's tree, the environment):
-    they run again only when one of those changed.
+    they run again only when one of those changed. Those that run, run side by side (see ``kept_findings``).
     """
     install(session, "pyright[nodejs]", MYPY, "nox", *TEST_TOOLS, *DOCS_TOOLS)
     bases = list(patched_bases(session))
-    install_core(session, bases[0][2].path)  # the scenario and wheel tests import agent_framework
-    session.run("pyright")
+    first = bases[0][2].path
+    install_core(session, first)  # the scenario and wheel tests import agent_framework
     environment = glue.environment(session)
+    pyright: dict[str, list[ToolRun]] = {}
     for version, base, patched in bases:
-        if not patched.touched_python_files():
+        if patched.touched_python_files():
+            pyright[version] = _pyright_checks(session, base, patched.path, environment)
+        else:
             session.log(f"{version}: the series touches no Python file; no pyright difference to check")
-            continue
-        added = _pyright_added(session, base, patched.path, environment)
+    mypy = {version: mypy_checks(session, version, base, patched, environment) for version, base, patched in bases}
+    ours = ToolRun("pyright", REPO_ROOT, None, first, partial(_strict_pyright, session))
+    found = kept_findings(session, [*chain.from_iterable(pyright.values()), ours, *chain.from_iterable(mypy.values())])
+    for version, checks in pyright.items():
+        added = new_errors(*(found[check] for check in checks))
         for error in added:
             session.log(f"{version}: NEW pyright error: {error}")
         if added:
             session.error(f"{version}: the series adds {len(added)} pyright error(s) with upstream's settings")
         session.log(f"{version}: the series adds no pyright error with upstream's strict settings")
-    typecheck_gate(session, bases, environment)
+    for version, checks in mypy.items():
+        fail_on_new(session, "mypy", version, new_errors(*(found[check] for check in checks)))
 
 
 REDGREEN_TOOLS = (REPO_ROOT / "pins.txt", REPO_ROOT / "scripts" / "validate" / "pytest_plugin.py")
