@@ -120,18 +120,23 @@ def install_into(session: nox.Session, venv: Path, *packages: str) -> None:
     session.run("uv", "pip", "install", "--quiet", "--python", str(venv_python(venv)), *packages, "-c", PINS)
 
 
-def install_core(session: nox.Session, repo: Path) -> None:
+def install_core(session: nox.Session, repo: Path, *, compiled: bool = False) -> None:
     """Install (or replace) agent-framework-core from a checkout's core package.
 
     Nothing to do when this process installed the same tree from there last: sessions install the core only with
-    this (``redgreen`` installs each prefix editable, in a venv of its own).
+    this (``redgreen`` installs each prefix editable, in a venv of its own). ``compiled``: then compile the venv's
+    modules to bytecode (pip does it always, uv only when asked), for a session that starts many interpreters: they
+    write no bytecode (``NO_BYTECODE``), so each would compile what it imports again. Uv removes a package's bytecode
+    with the package, so none is ever stale.
     """
     core = str(repo / CORE_PACKAGE)
     installed = f"{core}\n{tree(repo)}"
     if _INSTALLED_CORE.get(session.bin) == installed:
         return
     if session.venv_backend == "uv":
-        install(session, "--reinstall-package", "agent-framework-core", core)
+        install(
+            session, "--reinstall-package", "agent-framework-core", *(["--compile-bytecode"] if compiled else []), core
+        )
     else:
         install(session, "--force-reinstall", "--no-deps", core)
         install(session, core)
