@@ -41,6 +41,12 @@ PYTEST_NO_WRITES = ("-p", "no:cacheprovider")
 NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1"}
 
 
+# Runs write no bytecode (NO_BYTECODE), so each interpreter compiles what it imports again, unless the venv was compiled
+# when installed: pip does it always, uv when asked. uv removes a package's bytecode with the package, so none is stale;
+# an editable package's source, outside the venv, is never compiled.
+COMPILED = "--compile-bytecode"
+
+
 SessionFunction = Callable[[nox.Session], None]
 
 
@@ -124,20 +130,16 @@ def install_core(session: nox.Session, repo: Path, *, compiled: bool = False) ->
     """Install (or replace) agent-framework-core from a checkout's core package.
 
     Nothing to do when this process installed the same tree from there last: sessions install the core only with
-    this (``redgreen`` installs each prefix editable, in a venv of its own). ``compiled``: then compile the venv's
-    modules to bytecode (pip does it always, uv only when asked), for a session that starts many interpreters: they
-    write no bytecode (``NO_BYTECODE``), so each would compile what it imports again. Uv removes a package's bytecode
-    with the package, so none is ever stale.
+    this (``redgreen`` installs each prefix editable, in a venv of its own). ``compiled``: compile the venv to bytecode
+    (see ``COMPILED``), for a session that starts many interpreters.
     """
     core = str(repo / CORE_PACKAGE)
     installed = f"{core}\n{tree(repo)}"
     if _INSTALLED_CORE.get(session.bin) == installed:
         return
     if session.venv_backend == "uv":
-        install(
-            session, "--reinstall-package", "agent-framework-core", *(["--compile-bytecode"] if compiled else []), core
-        )
-    else:
+        install(session, "--reinstall-package", "agent-framework-core", *([COMPILED] if compiled else []), core)
+    else:  # pip compiles always
         install(session, "--force-reinstall", "--no-deps", core)
         install(session, core)
     _INSTALLED_CORE[session.bin] = installed

@@ -19,6 +19,7 @@ from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
 from scripts.sessions import glue
 from scripts.sessions.gate import MYPY, fail_on_new, lint_gate, mypy_checks
 from scripts.sessions.glue import (
+    COMPILED,
     DOCS_TOOLS,
     NO_BYTECODE,
     TEST_TOOLS,
@@ -245,7 +246,7 @@ def _prove_base(session: nox.Session, python: str, version: str, patched: Patche
         if runs is None:
             if venv is None:
                 venv = fresh_venv(session, f"redgreen-venv-{version}")
-                install_into(session, venv, *TEST_TOOLS, "--editable", str(repo / CORE_PACKAGE))
+                install_into(session, venv, COMPILED, *TEST_TOOLS, "--editable", str(repo / CORE_PACKAGE))
             runs = _red_and_green(session, version, repo, step, venv)
             store("redgreen", cases_to_json(runs), *key)
         else:
