@@ -214,7 +214,7 @@ def run_in_venv(  # noqa: PLR0913 (what runs, in which venv, where, with what, w
     """Run ``command``, a program of ``venv``, in ``cwd`` with the session's environment, that venv activated.
 
     Unlike ``session.run`` it leaves this process's directory alone, so threads may run commands side by side. Returns
-    the output (stdout and stderr), which is also printed as one block when the command ends unless ``silent``. An
+    the output (stdout and stderr), printed as one block when the command ends (when ``silent``, only if it fails). An
     exit code not in ``codes`` fails the session.
     """
     bin_dir = venv_python(venv).parent
@@ -230,6 +230,7 @@ def run_in_venv(  # noqa: PLR0913 (what runs, in which venv, where, with what, w
     )  # fmt: skip
     if not silent or done.returncode not in codes:
         sys.stdout.write(done.stdout)
+        sys.stdout.flush()  # before the next log line (stderr)
     if done.returncode not in codes:
         session.error(f"{shlex.join(command)} (in {cwd}) exited {done.returncode}")
     return done.stdout

@@ -119,3 +119,17 @@ def test_pytest_of_another_venv_that_fails_fails_the_session_unless_told_otherwi
     assert list(cases) == ["tests.test_a::test_b"]
     with pytest.raises(SessionFailed, match=f"^{tmp_path / 'root'} has no pytest$"):
         glue.run_pytest(_session(stand_in), "label", "tests", venv=tmp_path / "root")
+
+
+def test_a_silent_command_of_another_venv_is_shown_only_when_it_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stand_in, venv = StandIn(tmp_path, None), _fake_venv(tmp_path)
+    junit = f"--junitxml={tmp_path / 'report.xml'}"
+    env = {"PYTHONDONTWRITEBYTECODE": "1"}
+    output = glue.run_in_venv(_session(stand_in), venv, "pytest", junit, cwd=tmp_path, env=env, silent=True)
+    assert output == f"ran in {tmp_path} with {venv} bytecode 1\n"
+    assert capsys.readouterr().out == ""
+    with pytest.raises(SessionFailed, match="exited 3"):
+        glue.run_in_venv(_session(stand_in), venv, "pytest", junit, cwd=tmp_path, env={**env, "EXIT": "3"}, silent=True)
+    assert capsys.readouterr().out == output
