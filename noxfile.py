@@ -109,7 +109,7 @@ def repro(session: nox.Session) -> None:
     reproducing.repro(session)
 
 
-@nox.session(python=PYTHONS, tags=WRITES_DOCS_DATA)
+@nox.session(python=PYTHONS, venv_backend="uv", tags=WRITES_DOCS_DATA)
 @reported
 @matrix.cell
 def redgreen(session: nox.Session) -> None:

@@ -7,13 +7,15 @@ and its commit in ``export``): a finding the change adds fails the session, or l
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import nox
 
 from scripts.apply.copies import PatchedCheckout
 from scripts.series.listing import Series
-from scripts.sessions.glue import install, install_core, kept_findings, scratch
+from scripts.sessions.glue import install, install_core, run_in_venv, scratch, session_venv
+from scripts.sessions.kept import ToolRun
 from scripts.ship.checklist import Check
 from scripts.ship.evidence import gate_check
 from scripts.validate.differential import new_errors
@@ -45,10 +47,11 @@ def mypy_run(session: nox.Session, repo: Path, tests: list[str], cache: str) -> 
     if not files:
         return Counter()
     config, _ = _configs(session)
-    arguments = mypy_arguments(config, scratch(session) / f"mypy-{cache}", files)  # before chdir: scratch is relative
-    with session.chdir(repo / WORKSPACE):
-        output = session.run("mypy", *arguments, silent=True, success_codes=[0, 1])
-    return mypy_findings(str(output))
+    arguments = mypy_arguments(config, scratch(session) / f"mypy-{cache}", files)
+    output = run_in_venv(
+        session, session_venv(session), "mypy", *arguments, cwd=repo / WORKSPACE, codes=(0, 1), silent=True
+    )
+    return mypy_findings(output)
 
 
 def bandit_run(session: nox.Session, repo: Path, sources: list[str]) -> Counter[str]:
@@ -62,7 +65,8 @@ def bandit_run(session: nox.Session, repo: Path, sources: list[str]) -> Counter[
     return bandit_findings(str(output))
 
 
-def _fail_on_new(session: nox.Session, tool: str, version: str, added: list[str]) -> None:
+def fail_on_new(session: nox.Session, tool: str, version: str, added: list[str]) -> None:
+    """Log each finding ``tool`` has on the patched checkout and not on the base; fail the session if there is one."""
     for finding in added:
         session.log(f"{version}: NEW {tool} finding: {finding}")
     if added:
@@ -76,37 +80,26 @@ def lint_gate(session: nox.Session, bases: list[Base]) -> None:
     for version, base, patched in bases:
         sources = gated_sources(patched.touched_python_files())
         added = new_errors(bandit_run(session, base, sources), bandit_run(session, patched.path, sources))
-        _fail_on_new(session, "bandit", version, added)
+        fail_on_new(session, "bandit", version, added)
 
 
-def _mypy_added(
+def mypy_checks(
     session: nox.Session, version: str, base: Path, patched: PatchedCheckout, environment: str
-) -> list[str]:
-    """The mypy findings on the tests the series touches that the patched checkout has and the base has not.
+) -> list[ToolRun]:
+    """Mypy on the tests the series touches, in the base and in the patched checkout, each with its own core installed.
 
-    Each checkout is checked with its own core installed; its findings are kept by content (see ``mypy_key``) and
-    reused while nothing they depend on changed.
+    A checkout's findings are kept by content (see ``mypy_key``); one that has none of those tests needs no core (mypy
+    does not run). Mypy must be installed already, and ``environment`` describe the session's venv
+    (``glue.environment``).
     """
     tests = gated_tests(patched.touched_python_files())
-
-    def find(repos: list[Path]) -> list[Counter[str]]:
-        found: list[Counter[str]] = []
-        for repo in repos:
-            install_core(session, repo)
-            found.append(mypy_run(session, repo, tests, version))
-        return found
-
-    keys = {repo: mypy_key(repo, tests, environment) for repo in (base, patched.path)}
-    return new_errors(*kept_findings(session, "mypy", keys, find))
-
-
-def typecheck_gate(session: nox.Session, bases: list[Base], environment: str) -> None:
-    """Mypy in upstream's relaxed test configuration on the tests the series touches: nothing new versus each base.
-
-    Mypy must be installed already, and ``environment`` describe the session's venv (``glue.environment``).
-    """
-    for version, base, patched in bases:
-        _fail_on_new(session, "mypy", version, _mypy_added(session, version, base, patched, environment))
+    return [
+        ToolRun(
+            "mypy", repo, mypy_key(repo, tests, environment), repo if present(repo, tests) else None,
+            partial(mypy_run, session, repo, tests, version),
+        )
+        for repo in (base, patched.path)
+    ]  # fmt: skip
 
 
 def patch_gate_checks(

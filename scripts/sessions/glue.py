@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import shutil
+import subprocess
 import sys
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import nullcontext
 from functools import wraps
 from pathlib import Path
@@ -14,11 +16,12 @@ from pathlib import Path
 import nox
 
 from scripts.apply.copies import PatchedCheckout, prepare_base
+from scripts.series.common import venv_python
 from scripts.series.errors import RunguardError, error_line
 from scripts.series.listing import current_bases
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
 from scripts.validate.junit import JunitCase, read_report
-from scripts.validate.results_cache import load_findings, store_findings, tree
+from scripts.validate.results_cache import tree
 
 PINS = str(REPO_ROOT / "pins.txt")
 
@@ -36,6 +39,12 @@ PYTEST_NO_WRITES = ("-p", "no:cacheprovider")
 
 
 NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1"}
+
+
+# Runs write no bytecode (NO_BYTECODE), so each interpreter compiles what it imports again, unless the venv was compiled
+# when installed: pip does it always, uv when asked. uv removes a package's bytecode with the package, so none is stale;
+# an editable package's source, outside the venv, is never compiled.
+COMPILED = "--compile-bytecode"
 
 
 SessionFunction = Callable[[nox.Session], None]
@@ -99,19 +108,38 @@ def install(session: nox.Session, *packages: str) -> None:
     session.install(*packages, "-c", PINS)
 
 
-def install_core(session: nox.Session, repo: Path) -> None:
+def session_venv(session: nox.Session) -> Path:
+    """The session's own venv."""
+    return Path(session.virtualenv.location)
+
+
+def fresh_venv(session: nox.Session, name: str) -> Path:
+    """A new, empty venv ``name`` in the session's scratch directory, on the session's Python."""
+    venv = scratch(session) / name
+    shutil.rmtree(venv, ignore_errors=True)
+    session.run("uv", "venv", "--quiet", "--python", str(venv_python(session_venv(session))), str(venv))
+    return venv
+
+
+def install_into(session: nox.Session, venv: Path, *packages: str) -> None:
+    """Install ``packages`` into ``venv`` (not the session's own venv), constrained by ``pins.txt``."""
+    session.run("uv", "pip", "install", "--quiet", "--python", str(venv_python(venv)), *packages, "-c", PINS)
+
+
+def install_core(session: nox.Session, repo: Path, *, compiled: bool = False) -> None:
     """Install (or replace) agent-framework-core from a checkout's core package.
 
     Nothing to do when this process installed the same tree from there last: sessions install the core only with
-    this (``redgreen`` installs each prefix editable, in a venv of its own).
+    this (``redgreen`` installs each prefix editable, in a venv of its own). ``compiled``: compile the venv to bytecode
+    (see ``COMPILED``), for a session that starts many interpreters.
     """
     core = str(repo / CORE_PACKAGE)
     installed = f"{core}\n{tree(repo)}"
     if _INSTALLED_CORE.get(session.bin) == installed:
         return
     if session.venv_backend == "uv":
-        install(session, "--reinstall-package", "agent-framework-core", core)
-    else:
+        install(session, "--reinstall-package", "agent-framework-core", *([COMPILED] if compiled else []), core)
+    else:  # pip compiles always
         install(session, "--force-reinstall", "--no-deps", core)
         install(session, core)
     _INSTALLED_CORE[session.bin] = installed
@@ -123,31 +151,6 @@ def environment(session: nox.Session) -> str:
     Call it once the session installed what it needs, a core package too (its dependencies count).
     """
     return str(session.run("python", "-c", ENVIRONMENT, silent=True)).strip()
-
-
-def kept_findings(
-    session: nox.Session,
-    kind: str,
-    keys: Mapping[Path, tuple[str, ...]],
-    find: Callable[[list[Path]], list[Counter[str]]],
-) -> list[Counter[str]]:
-    """A tool's findings on each checkout of ``keys``, in order, reused where they were recorded.
-
-    A checkout's key is everything its findings depend on; ``find`` is given the checkouts with none recorded under
-    theirs, and what it finds is recorded.
-    """
-    findings = {repo: load_findings(kind, *key) for repo, key in keys.items()}
-    for repo, kept in findings.items():
-        if kept is not None:
-            session.log(
-                f"{repo.name}: unchanged since {kind} last checked it; reusing its {sum(kept.values())} finding(s)"
-            )
-    missing = [repo for repo, kept in findings.items() if kept is None]
-    if missing:
-        for repo, found in zip(missing, find(missing), strict=True):
-            store_findings(kind, found, *keys[repo])
-            findings[repo] = found
-    return [findings[repo] or Counter() for repo in keys]
 
 
 def test_root(session: nox.Session, tests_repo: Path, name: str) -> Path:
@@ -173,25 +176,64 @@ def run_pytest(  # noqa: PLR0913 (one helper for every way pytest runs: its opti
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     python: str | None = None,
+    venv: Path | None = None,
     must_pass: bool = True,
 ) -> dict[str, JunitCase]:
     """Run pytest (no cache, no bytecode, a junit report); return the report's cases.
 
     ``must_pass``: a failure fails the session, and so does collecting no test at all (pytest's exit code 5);
-    otherwise failures are only reported back. ``python``: an interpreter outside the session's venv.
+    otherwise failures are only reported back. ``python``: an interpreter outside the session's venv. ``venv``: the
+    pytest of another venv, run as ``run_in_venv`` does (threads may then run pytest side by side).
     """
     junit = scratch(session) / f"{label}.xml"
     junit.unlink(missing_ok=True)
-    command = (python, "-m", "pytest") if python else ("pytest",)
-    with session.chdir(cwd) if cwd else nullcontext():
-        session.run(
-            *command, *PYTEST_NO_WRITES, f"--junitxml={junit}", *args, env={**NO_BYTECODE, **(env or {})},
-            success_codes=[0, 5] if must_pass else [0, 1, 5], external=python is not None,
-        )  # fmt: skip
+    arguments = (*PYTEST_NO_WRITES, f"--junitxml={junit}", *args)
+    environment = {**NO_BYTECODE, **(env or {})}
+    success_codes = [0, 5] if must_pass else [0, 1, 5]
+    if venv is not None:
+        run_in_venv(session, venv, "pytest", *arguments, cwd=cwd or Path.cwd(), env=environment, codes=success_codes)
+    else:
+        command = (python, "-m", "pytest") if python else ("pytest",)
+        with session.chdir(cwd) if cwd else nullcontext():
+            session.run(*command, *arguments, env=environment, success_codes=success_codes, external=python is not None)
     cases = read_report(junit)
     if must_pass and not cases:
         session.error(f"{label}: pytest found no test in {' '.join(args)}")
     return cases
+
+
+def run_in_venv(  # noqa: PLR0913 (what runs, in which venv, where, with what, what counts as success, whether shown)
+    session: nox.Session,
+    venv: Path,
+    *command: str,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    codes: Collection[int] = (0,),
+    silent: bool = False,
+) -> str:
+    """Run ``command``, a program of ``venv``, in ``cwd`` with the session's environment, that venv activated.
+
+    Unlike ``session.run`` it leaves this process's directory alone, so threads may run commands side by side. Returns
+    the output (stdout and stderr), printed as one block when the command ends (when ``silent``, only if it fails). An
+    exit code not in ``codes`` fails the session.
+    """
+    bin_dir = venv_python(venv).parent
+    program = shutil.which(command[0], path=str(bin_dir))
+    if program is None:
+        session.error(f"{venv} has no {command[0]}")
+    session.log(f"{shlex.join(command)}  (in {cwd}, with {venv})")
+    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    variables = {**os.environ, **session.env, **(env or {}), "VIRTUAL_ENV": str(venv), "PATH": path}
+    done = subprocess.run(
+        [program, *command[1:]], cwd=cwd, env={name: value for name, value in variables.items() if value is not None},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False,
+    )  # fmt: skip
+    if not silent or done.returncode not in codes:
+        sys.stdout.write(done.stdout)
+        sys.stdout.flush()  # before the next log line (stderr)
+    if done.returncode not in codes:
+        session.error(f"{shlex.join(command)} (in {cwd}) exited {done.returncode}")
+    return done.stdout
 
 
 def report(session: nox.Session, module: str) -> None:

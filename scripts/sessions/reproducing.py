@@ -26,7 +26,7 @@ def _runs(  # noqa: PLR0913 (the session, the scripts, and what they run against
     if len(missing) < len(scripts):
         session.log(f"{version} {variant}: {len(scripts) - len(missing)} run(s) reused, their inputs unchanged")
     if missing:
-        install_core(session, package)
+        install_core(session, package, compiled=True)  # many interpreters import it
         workdir = scratch(session) / "repro"
         workdir.mkdir(exist_ok=True)
         python = str(Path(session.bin) / "python")
@@ -42,7 +42,7 @@ def repro(session: nox.Session) -> None:
     if not scripts:
         session.skip("repro/ has no reproduction script; nothing to run")
     bases = list(patched_bases(session))
-    install_core(session, bases[0][1])  # the environment of the runs includes the core's dependencies
+    install_core(session, bases[0][1], compiled=True)  # the environment of the runs includes the core's dependencies
     venv = environment(session)
     runs: list[ReproRun] = []
     for version, base, patched in bases:

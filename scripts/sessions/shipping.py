@@ -15,8 +15,10 @@ from scripts.sessions.glue import (
     PINS,
     TEST_TOOLS,
     UPSTREAM_TEST_DEPS,
+    fresh_venv,
     install,
     install_core,
+    install_into,
     patched_bases,
     run_pytest,
     scratch,
@@ -32,14 +34,6 @@ DIST = REPO_ROOT / "dist"
 
 
 EXPORT = REPO_ROOT / "export"
-
-
-def _fresh_venv_python(session: nox.Session, name: str) -> str:
-    """A new, empty venv in the session's scratch directory, on the session's Python; returns its interpreter."""
-    venv = scratch(session) / name
-    shutil.rmtree(venv, ignore_errors=True)
-    session.run("uv", "venv", "--quiet", "--python", str(venv_python(Path(session.virtualenv.location))), str(venv))
-    return str(venv_python(venv))
 
 
 def wheel(session: nox.Session) -> None:
@@ -59,9 +53,10 @@ def wheel(session: nox.Session) -> None:
         DIST.mkdir(exist_ok=True)
         path = (work / "packed" / only_wheel(built).name).replace(DIST / only_wheel(built).name)
         session.log(f"{version}: built {path}")
-        python = _fresh_venv_python(session, f"fresh-{version}")
-        session.run("uv", "pip", "install", "--quiet", "--python", python, str(path), *TEST_TOOLS, "-c", PINS)
+        venv = fresh_venv(session, f"fresh-{version}")
+        install_into(session, venv, str(path), *TEST_TOOLS)
         env = {"RUNGUARD_BASE": version, "RUNGUARD_WHEEL": str(path)}
+        python = str(venv_python(venv))
         run_pytest(session, f"wheel-{version}", "tests/scenarios", "tests/wheel", env=env, python=python)
         session.log(f"{version}: {path.name} passes the scenario tests in a fresh venv")
 

