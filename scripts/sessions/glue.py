@@ -175,15 +175,14 @@ def run_pytest(  # noqa: PLR0913 (one helper for every way pytest runs: its opti
     *args: str,
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
-    python: str | None = None,
     venv: Path | None = None,
     must_pass: bool = True,
 ) -> dict[str, JunitCase]:
     """Run pytest (no cache, no bytecode, a junit report); return the report's cases.
 
     ``must_pass``: a failure fails the session, and so does collecting no test at all (pytest's exit code 5);
-    otherwise failures are only reported back. ``python``: an interpreter outside the session's venv. ``venv``: the
-    pytest of another venv, run as ``run_in_venv`` does (threads may then run pytest side by side).
+    otherwise failures are only reported back. ``venv``: the pytest of another venv than the session's, run as
+    ``run_in_venv`` does (threads may then run pytest side by side).
     """
     junit = scratch(session) / f"{label}.xml"
     junit.unlink(missing_ok=True)
@@ -193,9 +192,8 @@ def run_pytest(  # noqa: PLR0913 (one helper for every way pytest runs: its opti
     if venv is not None:
         run_in_venv(session, venv, "pytest", *arguments, cwd=cwd or Path.cwd(), env=environment, codes=success_codes)
     else:
-        command = (python, "-m", "pytest") if python else ("pytest",)
         with session.chdir(cwd) if cwd else nullcontext():
-            session.run(*command, *arguments, env=environment, success_codes=success_codes, external=python is not None)
+            session.run("pytest", *arguments, env=environment, success_codes=success_codes)
     cases = read_report(junit)
     if must_pass and not cases:
         session.error(f"{label}: pytest found no test in {' '.join(args)}")

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import nox
 
-from scripts.series.common import venv_python
 from scripts.series.listing import current_series
 from scripts.series.locations import REPO_ROOT, docs_data_dir
 from scripts.sessions.gate import patch_gate_checks
@@ -56,8 +55,7 @@ def wheel(session: nox.Session) -> None:
         venv = fresh_venv(session, f"fresh-{version}")
         install_into(session, venv, str(path), *TEST_TOOLS)
         env = {"RUNGUARD_BASE": version, "RUNGUARD_WHEEL": str(path)}
-        python = str(venv_python(venv))
-        run_pytest(session, f"wheel-{version}", "tests/scenarios", "tests/wheel", env=env, python=python)
+        run_pytest(session, f"wheel-{version}", "tests/scenarios", "tests/wheel", env=env, venv=venv)
         session.log(f"{version}: {path.name} passes the scenario tests in a fresh venv")
 
 
