@@ -52,7 +52,6 @@ RETRYABLE = frozenset({OPEN, CLOSED, CANCELLED, DROPPED, REFUSED})  # the caller
 # WorkflowAgent starts the workflow run at the first pull, a from_awaitable() stream at its first pull or await
 LAZY_ADMISSION = frozenset({"agent", "functional-awaitable"})
 READS_WHOLE_RUN = frozenset({"functional-buffered"})  # a buffered stream reads the whole run at its first pull
-CLOSED_UNDER_READER = "closed by another task"  # what a read gets when another task closes the stream (series)
 
 
 async def _resolved(stream: Stream) -> Stream:
@@ -292,8 +291,6 @@ class Session:
                 self._completed(run)
         elif self.family in LAZY_ADMISSION and run.pulled == 0 and is_refusal(error):
             self._refused_at_pull(run, error)
-        elif run.state == CLOSED and isinstance(error, RuntimeError) and CLOSED_UNDER_READER in str(error):
-            pass  # the read that close() stopped: the documented end of a reader whose stream another task closed
         else:
             self.probe.violate("exception", f"pulling {run.name} raised {_describe(error)}")
             run.state = FAILED
@@ -483,10 +480,18 @@ class Session:
         if run is None or run.stream is None:
             return
         was_open = run.state == OPEN
-        during = " during a pull" if run.pull is not None else ""
+        pull = run.pull
+        during = " during a pull" if pull is not None else ""
         await self._bounded(f"close() of {run.name}{during}", run.stream.close())
         if was_open:
             run.state, run.ending = CLOSED, f"closed{during} after {run.pulled} pulls"
+            if pull is not None:
+                # The pull in progress completes the close when it returns: let it return, then judge the run.
+                self.probe.gate(run.name).set()
+                done, _ = await asyncio.wait({pull}, timeout=TIMEOUT)
+                if not done:
+                    self.probe.violate("hang", f"the pull {run.name} was in when it was closed did not return")
+                    return
             self.probe.check_ended(run.name, f"close(){during}")
             if not run.started:
                 # A run closed before it started owns no status: the status is a dropped predecessor's until the

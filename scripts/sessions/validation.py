@@ -57,6 +57,8 @@ STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 REDGREEN_RECORD = "redgreen.json"  # in docs_data_dir()
 
+RELEASE_TESTS = "tests/release"  # programs that work on the bare base: run on it and on the series
+
 
 def tests(session: nox.Session) -> None:
     """Tooling tests (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
@@ -65,9 +67,12 @@ def tests(session: nox.Session) -> None:
     install_core(session, bases[0][2].path)
     run_pytest(session, "tooling", "--numprocesses", "auto", "tests/tooling")
     scenarios = sorted((REPO_ROOT / "tests" / "scenarios").rglob("test_*.py"))
-    for index, (version, _, patched) in enumerate(bases):
-        if index:  # the first base's core is installed already
-            install_core(session, patched.path)
+    for version, base, patched in bases:
+        # Programs that work on the release must work with the series: tests/release runs on both cores.
+        install_core(session, base)
+        run_pytest(session, f"{version}-release-bare", RELEASE_TESTS, env={"RUNGUARD_BASE": version})
+        install_core(session, patched.path)
+        run_pytest(session, f"{version}-release-patched", RELEASE_TESTS, env={"RUNGUARD_BASE": version})
         added = patched.added_tests()
         if added:
             run_pytest(session, f"{version}-added", *added, cwd=test_root(session, patched.path, f"added-{version}"))
