@@ -36,7 +36,7 @@ from scripts.sessions.glue import (
 )
 from scripts.sessions.kept import ToolRun, kept_findings
 from scripts.sources.checkout import open_checkout, snapshot_checkout
-from scripts.validate.budget import budget_report
+from scripts.validate.size import size_report
 from scripts.validate.differential import new_errors, pyright_errors, regression_report, select_upstream_tests
 from scripts.validate.junit import JunitCase, cases_from_json, cases_to_json, outcomes
 from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
@@ -126,7 +126,7 @@ def upstream(session: nox.Session) -> None:
 
 
 def lint(session: nox.Session) -> None:
-    """Ruff (this repo's and upstream's settings), actionlint, bandit on the source the series touches, the budget."""
+    """Ruff (this repo's and upstream's settings), actionlint, bandit on the source the series touches, the size per patch."""
     install(session, "ruff", ACTIONLINT)
     session.run("ruff", "check", "--no-cache", ".")
     session.run("ruff", "format", "--no-cache", "--check", ".")
@@ -141,7 +141,7 @@ def lint(session: nox.Session) -> None:
             session.run("ruff", "check", "--no-cache", *touched)
             session.run("ruff", "format", "--no-cache", "--check", *touched)
     lint_gate(session, bases)
-    for line in budget_report(current_series()):
+    for line in size_report(current_series()):
         session.log(line)
 
 
