@@ -50,7 +50,7 @@ def _build_venv(venv: Path, repo: Path, constraints: Path, interpreter: str) -> 
     return python
 
 
-def framework_venvs(  # noqa: PLR0913 (where, which base, its two checkouts, on which Python)
+def framework_venvs(
     root: Path, version: str, base: Path, patched: Path, interpreter: str = sys.executable
 ) -> FrameworkPair:
     """Build (or reuse) the pair of venvs for ``version`` under ``root``, on ``interpreter`` (default: this one).

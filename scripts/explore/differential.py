@@ -47,7 +47,7 @@ DIVERGING = frozenset({"errors", "end"})
 
 @dataclass(frozen=True)
 class Difference:
-    """One way the patched build's observation differs from the unpatched one's: ``text`` is ``WHAT: BEFORE -> AFTER``."""
+    """How the patched build's observation differs from the unpatched one's: ``text`` is ``WHAT: BEFORE -> AFTER``."""
 
     kind: str
     text: str
@@ -150,7 +150,7 @@ def judge(unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> Ver
     found = differences(unpatched.observation, patched.observation)
     matched = [difference for difference in found if any(item.matches(difference) for item in declared)]
     if any(difference.kind in DIVERGING for difference in matched):
-        explained = EVERYTHING  # the caller's program took another path at a declared point: all that follows may differ
+        explained = EVERYTHING  # the caller took another path at a declared point: what follows may differ
     for difference in found:
         if difference.kind not in explained and difference not in matched:
             verdict.undeclared.append(difference)
@@ -167,7 +167,7 @@ class Build:
         root = Path(__file__).resolve().parents[2]
         env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
         try:
-            self._process = subprocess.Popen(  # noqa: S603 (our own module, in a venv we built)
+            self._process = subprocess.Popen(
                 [str(python), "-m", "scripts.explore", "--worker"],
                 cwd=root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             )  # fmt: skip

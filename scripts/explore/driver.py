@@ -195,6 +195,17 @@ class FamilyResult:
     fixed_schedules: int = 0  # the fixed regression schedules run before the random ones
 
 
+@dataclass(frozen=True)
+class Finding:
+    """A violating or regressing schedule: its seed, its place in the run (0: a fixed one), what, and its sequence."""
+
+    seed: int
+    index: int
+    what: str
+    ops: list[Op]
+    shrunk: list[Op]
+
+
 @dataclass
 class Explorer:
     """Runs schedules of one family and reports each new kind of violation once, shrunk, with its replay line."""
@@ -228,26 +239,25 @@ class Explorer:
         if not new or len(self.result.examples) >= self.max_examples:
             return
         first = new[0]
-        self._report("VIOLATION", member_of(family, first), seed, index, str(first), ops, self._shrink(seed, ops, first))
+        shrunk = self._shrink(seed, ops, first)
+        self._report("VIOLATION", member_of(family, first), Finding(seed, index, str(first), ops, shrunk))
 
     def _shrink(self, seed: int, ops: list[Op], violation: Violation) -> list[Op]:
         return shrink(self.result.family, seed, ops, violation.kind)
 
-    def _report(  # noqa: PLR0913 (one printed finding: what, which member, where, why, the sequence and its shrinking)
-        self, title: str, member: str, seed: int, index: int, finding: str, ops: list[Op], shrunk: list[Op]
-    ) -> None:
+    def _report(self, title: str, member: str, finding: Finding) -> None:
         """Keep a shrunk finding as an example and print it with its replay line."""
         example = {
             "member": member,
-            "seed": str(seed),
-            "violation": finding,
-            "ops": format_ops(shrunk),
-            "replay": self.replay(seed, shrunk),
+            "seed": str(finding.seed),
+            "violation": finding.what,
+            "ops": format_ops(finding.shrunk),
+            "replay": self.replay(finding.seed, finding.shrunk),
         }
         self.result.examples.append(example)
-        print(f"{title} [{self.result.family}] seed {seed} (schedule {index}): {finding}")
+        print(f"{title} [{self.result.family}] seed {finding.seed} (schedule {finding.index}): {finding.what}")
         print(f"  member:   {member}")
-        print(f"  sequence: {format_ops(ops)}")
+        print(f"  sequence: {format_ops(finding.ops)}")
         print(f"  shrunk:   {example['ops']}")
         print(f"  replay:   {example['replay']}")
 
@@ -323,7 +333,7 @@ class DifferentialExplorer(Explorer):
         shrunk = shrink_while(ops, still)
         [(unpatched, patched)] = self.workers.run([request(family, seed, format_ops(shrunk))])
         finding = "; ".join(judge(unpatched, patched, self.declared).regressions) or "; ".join(verdict.regressions)
-        self._report("REGRESSION", member, seed, index, finding, ops, shrunk)
+        self._report("REGRESSION", member, Finding(seed, index, finding, ops, shrunk))
 
     def _shrink(self, seed: int, ops: list[Op], violation: Violation) -> list[Op]:
         family = self.result.family
@@ -412,7 +422,8 @@ def explore_family(job: FamilyJob) -> FamilyResult:
             pair.close()
     found = "; ".join(f"{member} after {n}" for member, n in sorted(result.members_found_after.items()))
     shard = f" (shard {job.shard})" if job.shard else ""
-    compared = f", {result.regressions} regressing ({result.fixed_schedules} fixed first)" if result.differential else ""
+    regressing = f", {result.regressions} regressing ({result.fixed_schedules} fixed first)"
+    compared = regressing if result.differential else ""
     print(
         f"{job.base} {job.variant} {job.family}{shard}: {result.schedules} schedules, "
         f"{result.violating_schedules} violating{compared}, {result.seconds}s ({result.cpu_seconds}s CPU)"

@@ -67,8 +67,8 @@ RETRYABLE = frozenset({OPEN, CLOSED, CANCELLED, DROPPED, REFUSED})  # the caller
 # A second task that reads a stream another task is reading, by mistake, through a wrapper: the stream refuses it
 # (each build in its own words) and the first reader must go on as if nothing happened.
 WRAPPERS: dict[str, Callable[[Stream], Stream]] = {
-    "readmap": lambda stream: stream.map(lambda update: update, lambda updates: list(updates)),
-    "readfin": lambda stream: stream.with_finalizer(lambda updates: list(updates)),
+    "readmap": lambda stream: stream.map(lambda update: update, list),
+    "readfin": lambda stream: stream.with_finalizer(list),
 }
 ADDRESS = re.compile(r"0x[0-9a-f]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # WorkflowAgent starts the workflow run at the first pull, a from_awaitable() stream at its first pull or await
@@ -550,19 +550,23 @@ class Session:
         must not notice: its run goes on, and its read ends as it would have.
         """
         run = self._target(op)
+        if run is None:
+            return
         for _ in range(UNTIL_PULLS):  # until the reader waits inside a pull
-            if run is None or run.stream is None or run.state != OPEN or self._begin_pull(run) is None:
+            if run.stream is None or run.state != OPEN or self._begin_pull(run) is None:
                 return
             await self.quiesce()
             if run.pull is not None and not run.pull.done():
                 break
             await self._collect()
+        if run.stream is None:
+            return
         wrapper = WRAPPERS[op.name](run.stream)
         try:
             await asyncio.wait_for(anext(aiter(wrapper)), TIMEOUT)
         except asyncio.TimeoutError:
             self.probe.violate("hang", f"a second reader of {run.name} got nothing within {TIMEOUT:g}s")
-        except Exception as error:  # noqa: BLE001 (any refusal will do; what it is goes into the observation)
+        except Exception as error:  # any refusal will do: what it is goes into the observation
             run.errors.append(f"{op.name}: {_seen(error)}")
         else:
             run.errors.append(f"{op.name}: read an update")

@@ -5,7 +5,8 @@ information or fans out to ``fast`` and ``relay -> slow`` (``slow`` waits for th
 to ``join``. The sub-workflow family runs that graph as the child of a parent ``Workflow`` (a ``WorkflowExecutor``
 that yields the child's outputs and propagates its requests), with checkpoints. The functional family: a
 ``@workflow`` that stages a write, awaits an I/O ``@step`` and may ask for information. Every handler reports to
-the ``Probe``. A turn is a string: ``"r3"``, ``"r3?"`` to ask, or ``"r3!"`` to run an agent's workflow directly. The stream families run that functional workflow
+the ``Probe``. A turn is a string: ``"r3"``, ``"r3?"`` to ask, or ``"r3!"`` to run an agent's workflow
+directly. The stream families run that functional workflow
 through the two ``ResponseStream`` forms that read their source differently: buffered (the whole run is read
 before the first event) and opened by ``ResponseStream.from_awaitable`` (the run starts at the first read or await).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from agent_framework import (
     AgentResponseUpdate,
@@ -262,6 +263,13 @@ def _observe_event(event: WorkflowEvent[Any]) -> tuple[str | None, str | None, l
     return None, None, []
 
 
+def _observe(item: Any) -> tuple[str | None, str | None, list[str]]:
+    """An item's output tag, status and request ids: a workflow's event or an agent's update."""
+    if isinstance(item, WorkflowEvent):
+        return _observe_event(cast("WorkflowEvent[Any]", item))
+    return _observe_update(item)
+
+
 def _observe_update(update: AgentResponseUpdate) -> tuple[str | None, str | None, list[str]]:
     requests = [str(content.id) for content in update.contents if content.type == "function_approval_request"]
     return (update.text or None), None, requests
@@ -330,7 +338,7 @@ class _GraphSubject:
         return (self.child or self.workflow)._runner.state.export_state()  # pyright: ignore[reportPrivateUsage]
 
     def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
-        return _observe_event(item) if isinstance(item, WorkflowEvent) else _observe_update(item)
+        return _observe(item)
 
 
 @dataclass
@@ -380,7 +388,7 @@ class _FunctionalSubject(_Unanswered):
         return self.workflow.run(responses={request_id: run}, stream=True)
 
     def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
-        return _observe_event(item) if isinstance(item, WorkflowEvent) else _observe_update(item)
+        return _observe(item)
 
 
 @dataclass

@@ -85,13 +85,13 @@ def _patch(*trailers: str) -> Patch:
 
 def test_explore_tags_declare_differences_and_stay_out_of_the_behaviour_changes() -> None:
     patch = _patch(
-        "Behaviour-Change: close() raises [explore: errors *close()*] and ends it [explore: end r*: completed -> closed]",
+        "Behaviour-Change: close() raises [explore: errors *close()*] and ends it [explore: end r*: open -> closed]",
         "Behaviour-Change: nothing the explorer sees",
     )
     assert patch.behaviour_changes == ["close() raises and ends it", "nothing the explorer sees"]
     assert declared_differences([patch]) == [
         Declared("errors", "*close()*", "0001-x.patch"),
-        Declared("end", "r*: completed -> closed", "0001-x.patch"),
+        Declared("end", "r*: open -> closed", "0001-x.patch"),
     ]
 
 
