@@ -11,8 +11,9 @@ from pathlib import Path
 import nox
 
 from scripts.apply.copies import PatchedCheckout, patched_copy
+from scripts.bench.venvs import framework_venvs
 from scripts.explore.shards import parse_shard
-from scripts.series.common import sha256_of, side_by_side
+from scripts.series.common import sha256_of, side_by_side, venv_python
 from scripts.series.datafiles import write_data
 from scripts.series.listing import current_series
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
@@ -283,9 +284,13 @@ def redgreen(session: nox.Session) -> None:
 
 
 def stress(session: nox.Session) -> None:
-    """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
+    """Schedule explorer on each base, differential (`--unpatched`: the bare base alone); explorer args pass through.
+
+    Differential: the parent runs in the session's venv (the patched core installed) and each build's worker in a venv
+    of its own, both built as a pair (``framework_venvs``) so that they differ only in the series.
+    """
     parser = glue.parser(session)
-    parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
+    parser.add_argument("--unpatched", action="store_true", help="explore the bare base alone, without the series")
     parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD}")
     parser.add_argument("--shard", type=parse_shard, help="K/N: the K-th of N seed ranges (checked before any work)")
     given, explorer_args = parser.parse_known_args(session.posargs)
@@ -293,23 +298,31 @@ def stress(session: nox.Session) -> None:
         explorer_args += ["--shard", str(given.shard)]
     variant = "unpatched" if given.unpatched else "patched"
     series = "" if given.unpatched else current_series().short_digest()
+    interpreter = str(venv_python(glue.session_venv(session)))
     failed: list[str] = []
     for version, base, patched in patched_bases(session, given.base or ""):
         install_core(session, base if given.unpatched else patched.path)
+        builds: list[str] = []
+        if not given.unpatched:
+            pair = framework_venvs(scratch(session) / "venvs", version, base, patched.path, interpreter)
+            builds = ["--differential", str(pair.unpatched), str(pair.patched)]
         replay = f"python3 run.py -s {session.name} -- --base {version}" + (" --unpatched" if given.unpatched else "")
         results = scratch(session) / f"stress-{version}-{variant}.json"
         results.unlink(missing_ok=True)
         record = ["--json", str(docs_data_dir() / STRESS_RECORD)] if given.record else []
         session.run(
             "python", "-m", "scripts.explore", "--base", version, "--variant", variant, "--series", series,
-            "--replay-command", replay, "--json", str(results), *record, *explorer_args,
+            "--replay-command", replay, "--json", str(results), *builds, *record, *explorer_args,
             env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0] if "--replay" in explorer_args else [0, 1],
         )  # fmt: skip
         if "--replay" in explorer_args:
             continue
         if not results.is_file():
             session.error(f"{version}: the explorer stopped before writing its results (see above)")
-        if any(row["violating_schedules"] for row in json.loads(results.read_text())["rows"]):
+        rows = json.loads(results.read_text())["rows"]
+        if any(row["violating_schedules"] or row.get("regressions") for row in rows):
             failed.append(version)
     if failed and not given.unpatched:
-        session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")
+        session.error(
+            f"the explorer found violations of the patched series or regressions on {', '.join(failed)} (listed above)"
+        )
