@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from agent_framework import (
+    Agent,
     BaseChatClient,
     CharacterEstimatorTokenizer,
     ChatResponse,
@@ -47,3 +48,11 @@ async def test_closing_an_unread_chat_stream_exits_cleanly(configured: str) -> N
     async with client.get_response([Message("user", ["again"])], stream=True) as stream:
         updates = [update.text async for update in stream]
     assert updates == ["hi"]
+
+
+async def test_an_unread_agent_stream_closed_early_still_gives_its_final_response() -> None:
+    agent = Agent(client=FakeClient(tokenizer=CharacterEstimatorTokenizer()), name="a")
+    stream = agent.run("hello", stream=True)
+    await stream.close()
+    response = await stream.get_final_response()
+    assert response is not None and response.text == "hi"
