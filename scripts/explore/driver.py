@@ -133,6 +133,7 @@ def observe_schedule(family: str, seed: int, ops: list[Op], loop_seed: int | Non
         if rest is not None:  # closed by hand: what it still held (tasks, generators) is the caller's doing
             loop.set_exception_handler(lambda _loop, _context: None)
             loop.close()
+            subject.probe.abandon()  # what still executed dies with the loop, after its last turn
             continue
         try:
             loop.run_until_complete(asyncio.wait_for(loop.shutdown_asyncgens(), SHUTDOWN_TIMEOUT))

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from scripts.explore.invariants import IN_PROGRESS, Probe
+from scripts.explore.invariants import IN_PROGRESS, SETTLED_AFTER_COMPLETION, Probe
 from scripts.explore.subjects import DIRECT, Stream, Subject
 
 T = TypeVar("T")
@@ -139,9 +139,14 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def _seen(error: BaseException) -> str:
-    """An error as the caller sees it, without what differs from run to run (addresses, request ids)."""
-    return ADDRESS.sub("#", _describe(error))
+def seen_error(error: BaseException) -> str:
+    """An error as the caller sees it, without what differs from run to run (addresses, request ids).
+
+    Its class is the one the caller catches it by: a private subclass (``_ConcurrentReadError(RuntimeError)``) is an
+    implementation detail, so it is named by the nearest public class it derives from.
+    """
+    public = next(cls.__name__ for cls in type(error).__mro__ if not cls.__name__.startswith("_"))
+    return ADDRESS.sub("#", f"{public}: {error}")
 
 
 @dataclass
@@ -209,14 +214,14 @@ class Session:
     def _leave_loop(self) -> None:
         """The caller's coroutine returns with every stream dropped; then it closes the loop without finalizing.
 
-        A pull still pending dies with the loop; so does every handler still executing.
+        A pull still pending dies with the loop, and so does every handler still executing, once the loop is closed
+        (``Probe.abandon()``, called then: the loop's last turn may still step them).
         """
         for run in self._current():
             if run.state == OPEN:
                 run.state, run.ending = DROPPED, f"dropped with its event loop after {run.pulled} pulls"
             run.stream = run.items = run.pull = None
             run.gone = True
-        self.probe.abandon()
 
     def observation(self) -> dict[str, Any]:
         """What the caller observed, as JSON: each run's end, outputs and errors; the object's final state."""
@@ -266,10 +271,16 @@ class Session:
             self.probe.check_state(state, completed)
 
     def _check_status(self, run: Run, *, completed: bool) -> None:
+        """Judge the workflow's status once ``run`` is over.
+
+        A run that delivered its final status had ended before it was closed or its consumer cancelled (only its end
+        of iteration was left to read): it is judged as completed.
+        """
         status = self.subject.status()
         latest = [other for other in self.runs if other.admitted][-1:]
+        ended = completed or (bool(run.statuses) and run.statuses[-1] in SETTLED_AFTER_COMPLETION)
         if status is not None and latest == [run]:
-            self.probe.check_status(run.name, status, completed=completed, started=run.started)
+            self.probe.check_status(run.name, status, completed=ended, started=run.started)
 
     async def _bounded(self, what: str, awaitable: Awaitable[T]) -> T | None:
         """Await ``awaitable`` within the timeout; a timeout is a hang, an exception is unexpected."""
@@ -279,7 +290,7 @@ class Session:
             self.probe.violate("hang", f"{what} did not finish within {TIMEOUT:g}s")
         except Exception as error:
             self.probe.violate("exception", f"{what} raised {_describe(error)}")
-            self.seen.append(f"{what}: {_seen(error)}")
+            self.seen.append(f"{what}: {seen_error(error)}")
         return None
 
     # -- admission ----------------------------------------------------------------------------------------------
@@ -293,7 +304,7 @@ class Session:
         try:
             stream = start()
         except Exception as error:
-            run.errors.append(f"start: {_seen(error)}")
+            run.errors.append(f"start: {seen_error(error)}")
             if not is_refusal(error):
                 self.probe.violate("exception", f"starting {run.name} raised {_describe(error)}")
                 run.state = FAILED
@@ -313,8 +324,10 @@ class Session:
         self.runs.append(run)
         if self._admit(run, start):
             return
-        # Refused with no live run: the guard may only be waiting for a dropped run's cleanup. Let that run.
+        # Refused with no live run: the guard may only be waiting for a dropped run's cleanup. Let that run, and account
+        # for the pulls that finished meanwhile (a lazily admitted run whose first pull was in flight got going).
         await self.quiesce()
+        await self._collect()
         run.state = OPEN
         if not self._admit(run, start):
             self.probe.violate("guard-leaked", f"{run.name} refused though no run is live; {self._endings(run)}")
@@ -338,7 +351,12 @@ class Session:
 
     async def _pull_one(self, run: Run, items: AsyncIterator[Any]) -> Any:
         run.entered = True
-        return await anext(items)
+        try:
+            return await anext(items)
+        except Exception:
+            if run.gone:  # the caller left this loop with the pull pending: what it raises reaches nobody
+                return None
+            raise
 
     async def _collect(self) -> None:
         """Account for every pull that has finished; retry a lazily refused run once things have settled."""
@@ -360,7 +378,7 @@ class Session:
             return
         error = task.exception()
         if error is not None and not isinstance(error, StopAsyncIteration):
-            run.errors.append(f"pull: {_seen(error)}")
+            run.errors.append(f"pull: {seen_error(error)}")
         if error is None:
             self._received(run, task.result())
         elif isinstance(error, StopAsyncIteration):
@@ -564,7 +582,7 @@ class Session:
         except asyncio.TimeoutError:
             self.probe.violate("hang", f"a second reader of {run.name} got nothing within {TIMEOUT:g}s")
         except Exception as error:  # any refusal will do: what it is goes into the observation
-            run.errors.append(f"{op.name}: {_seen(error)}")
+            run.errors.append(f"{op.name}: {seen_error(error)}")
         else:
             run.errors.append(f"{op.name}: read an update")
 
@@ -602,7 +620,7 @@ class Session:
         except asyncio.TimeoutError:
             self.probe.violate("hang", f"awaiting the stream of {run.name} did not finish within {TIMEOUT:g}s")
         except Exception as error:
-            run.errors.append(f"await: {_seen(error)}")
+            run.errors.append(f"await: {seen_error(error)}")
             if is_refusal(error):
                 self._refused_at_pull(run, error)
             else:
@@ -661,7 +679,7 @@ class Session:
             self.probe.violate("hang", "cancel_pending_requests() did not finish")
             return
         except Exception as error:
-            self.seen.append(f"cancel_pending_requests(): {_seen(error)}")
+            self.seen.append(f"cancel_pending_requests(): {seen_error(error)}")
             if not is_refusal(error):
                 self.probe.violate("exception", f"cancel_pending_requests() raised {_describe(error)}")
             elif not live:
