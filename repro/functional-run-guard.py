@@ -121,8 +121,8 @@ async def replay_input() -> tuple[str, str, bool]:
     await asyncio.wait_for(asyncio.gather(reading, return_exceptions=True), TIMEOUT)
     go_on.set()
     answered = await asyncio.wait_for(wf.run(responses={request.request_id: "yes"}), TIMEOUT)
-    observed = f"answering run 'a''s request gave {answered.get_outputs()}"
-    return observed, "answering run 'a''s request gave ['a:yes']", answered.get_outputs() != ["a:yes"]
+    observed = f"answering the request of run 'a' gave {answered.get_outputs()}"
+    return observed, "answering the request of run 'a' gave ['a:yes']", answered.get_outputs() != ["a:yes"]
 
 
 async def main() -> int:
