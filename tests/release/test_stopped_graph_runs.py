@@ -100,3 +100,69 @@ async def test_cancel_pending_requests_after_reading_a_run_to_its_final_status()
     result = await asyncio.wait_for(workflow.cancel_pending_requests([request_id]), TIMEOUT)
     assert result.get_final_state() == WorkflowRunState.IDLE
     await asyncio.wait_for(stream.close(), TIMEOUT)
+
+
+class Note(Executor):
+    """Writes a note to the state, then asks for approval; the answer reads the note back."""
+
+    @handler
+    async def note(self, job: Job, ctx: WorkflowContext[Job, str]) -> None:
+        ctx.set_state("note", job.name)
+        await ctx.request_info(f"approve {job.name}?", str)
+
+    @response_handler
+    async def answered(self, question: str, answer: str, ctx: WorkflowContext[Job, str]) -> None:
+        await ctx.yield_output(f"{ctx.get_state('note')}:{answer}")
+
+
+async def test_an_answer_after_breaking_out_at_the_request_sees_the_state_written_before_it() -> None:
+    workflow = WorkflowBuilder(start_executor=Note(id="note")).build()
+    request_id = ""
+    async for event in workflow.run(Job("x"), stream=True):
+        if event.type == "request_info":
+            request_id = event.request_id
+            break  # the stream is dropped here, to ask the human
+
+    result = await asyncio.wait_for(workflow.run(responses={request_id: "yes"}), TIMEOUT)
+    assert result.get_outputs() == ["x:yes"]
+
+
+class Join(Executor):
+    @handler
+    async def join(self, parts: list[str], ctx: WorkflowContext[str, str]) -> None:
+        await ctx.yield_output("|".join(sorted(parts)))
+
+
+class AskPart(Executor):
+    @handler
+    async def ask(self, job: Job, ctx: WorkflowContext[str]) -> None:
+        await ctx.request_info(f"approve {job.name}?", str)
+
+    @response_handler
+    async def answered(self, question: str, answer: str, ctx: WorkflowContext[str]) -> None:
+        await ctx.send_message(f"A:{answer}")
+
+
+class DraftPart(Executor):
+    @handler
+    async def draft(self, job: Job, ctx: WorkflowContext[str]) -> None:
+        await ctx.send_message(f"B:{job.name}")
+
+
+async def test_an_answer_after_closing_at_the_request_joins_the_sibling_branch() -> None:
+    start, ask, draft, join = Start(id="start"), AskPart(id="ask"), DraftPart(id="draft"), Join(id="join")
+    workflow = (
+        WorkflowBuilder(start_executor=start)
+        .add_fan_out_edges(start, [ask, draft])
+        .add_fan_in_edges([ask, draft], join)
+        .build()
+    )
+    request_id = ""
+    async with workflow.run(Job("x"), stream=True) as stream:
+        async for event in stream:
+            if event.type == "request_info":
+                request_id = event.request_id
+                break
+
+    result = await asyncio.wait_for(workflow.run(responses={request_id: "yes"}), TIMEOUT)
+    assert result.get_outputs() == ["A:yes|B:x"]
