@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import cast
 
 from scripts.series.errors import RunguardError
 
@@ -80,12 +81,13 @@ def parse_errors(diagrams: Sequence[Diagram], bundle: Path, node: Sequence[str])
     sources = json.dumps([diagram.source for diagram in diagrams])
     done = subprocess.run(command, input=sources, capture_output=True, text=True, check=False)
     try:
-        errors = json.loads(done.stdout) if done.returncode == 0 else None
+        errors: object = json.loads(done.stdout) if done.returncode == 0 else None
     except json.JSONDecodeError:
         errors = None
-    if not isinstance(errors, list) or len(errors) != len(diagrams):  # pyright: ignore[reportUnknownArgumentType]
+    if not isinstance(errors, list) or len(cast("list[object]", errors)) != len(diagrams):
         raise RunguardError(f"the mermaid parser did not run (exit code {done.returncode}): {done.stderr[-300:]}")
-    return {diagram: str(error) for diagram, error in zip(diagrams, errors, strict=True) if error}  # pyright: ignore[reportUnknownArgumentType,reportUnknownVariableType]
+    found = cast("list[object]", errors)
+    return {diagram: str(error) for diagram, error in zip(diagrams, found, strict=True) if error}
 
 
 def describe(diagram: Diagram, error: str) -> str:
