@@ -11,7 +11,7 @@ from scripts.apply.copies import apply_to_checkout, default_branch_name, prepare
 from scripts.apply.engine import SeriesConflict
 from scripts.apply.report import format_table
 from scripts.apply.signals import interruptible
-from scripts.series.errors import RunguardError, error_line
+from scripts.series.errors import ArgumentParser, RunguardError, error_line
 from scripts.series.listing import current_series
 from scripts.series.locations import patches_dir
 from scripts.ship.wheel import series_manifest, wheel_manifest
@@ -19,6 +19,8 @@ from scripts.sources.checkout import open_checkout
 
 
 def _apply(arguments: argparse.Namespace) -> None:
+    if not arguments.base and not arguments.checkout:
+        raise RunguardError("apply needs --base VERSION or --checkout PATH")
     if arguments.base and arguments.branch:
         raise RunguardError("--branch only goes with --checkout")
     if arguments.base:
@@ -44,10 +46,10 @@ def _manifest(arguments: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m scripts``."""
-    parser = argparse.ArgumentParser(prog="runguard", description=__doc__)
+    parser = ArgumentParser(prog="runguard", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     apply = commands.add_parser("apply", help="apply the patch series to a released base or to your checkout")
-    target = apply.add_mutually_exclusive_group(required=True)
+    target = apply.add_mutually_exclusive_group()  # one of them: checked after an unknown flag is
     target.add_argument("--base", metavar="VERSION", help="a released agent-framework-core version")
     target.add_argument("--checkout", metavar="PATH", help="a git clone of microsoft/agent-framework")
     apply.add_argument("--branch", help="name of the branch to create (--checkout only)")
@@ -60,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run a command; failures print one ``runguard: error:`` line and return non-zero."""
-    arguments = build_parser().parse_args(argv)
     try:
+        arguments = build_parser().parse_args(argv)
         with interruptible():  # SIGTERM, like Ctrl-C, unwinds through the clean-up of whatever was under way
             arguments.run(arguments)
     except SeriesConflict as conflict:

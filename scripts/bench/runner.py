@@ -18,7 +18,7 @@ from scripts.apply.copies import prepare_base
 from scripts.bench.measure import Workload, growth, memory_points, ratio_summary, timed_pairs
 from scripts.bench.venvs import FrameworkPair, framework_venvs
 from scripts.series.datafiles import write_data
-from scripts.series.errors import entry_point
+from scripts.series.errors import ArgumentParser, entry_point
 from scripts.series.listing import current_bases
 
 TIMED = (
@@ -38,7 +38,7 @@ QUICK_REPETITIONS = 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nox -s bench --", description=__doc__)
+    parser = ArgumentParser(prog="nox -s bench --", description=__doc__)
     parser.add_argument("--base", help="measure on this released version only (default: every base)")
     parser.add_argument("--quick", action="store_true", help="small sizes and 2 pairs: a smoke check")
     parser.add_argument("--repetitions", type=int, help=f"interleaved pairs per workload (default {REPETITIONS})")

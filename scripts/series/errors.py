@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 from functools import wraps
-from typing import ParamSpec
+from typing import NoReturn, ParamSpec
 
 P = ParamSpec("P")
 
 
 class RunguardError(Exception):
     """A failure reported to the user as a single line: ``runguard: error: <message>``."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argument parser whose errors (an unknown flag, a missing value) are a RunguardError, so one line."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise the error instead of printing the usage and exiting."""
+        raise RunguardError(message)
 
 
 def error_line(error: BaseException | str) -> str:

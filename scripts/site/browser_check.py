@@ -8,7 +8,6 @@ fail here. Prints one line per diagram page and a closing ``N passed, N failed``
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
-from scripts.series.errors import RunguardError, entry_point
+from scripts.series.errors import ArgumentParser, RunguardError, entry_point
 
 DIAGRAM_CLASS = "runguard-diagram"
 CHROMIUM_FLAGS = (
@@ -89,7 +88,7 @@ def check_page(chromium: str, page: Path, screenshot: Path | None) -> str:
 @entry_point
 def main(argv: list[str] | None = None) -> int:
     """Check every page of the site that has a diagram; non-zero exit when one did not render."""
-    parser = argparse.ArgumentParser(prog="python -m scripts.site.browser_check", description=__doc__)
+    parser = ArgumentParser(prog="python -m scripts.site.browser_check", description=__doc__)
     parser.add_argument("site", type=Path, help="the built site directory")
     parser.add_argument("--screenshots", type=Path, help="save a PNG of each diagram page here")
     arguments = parser.parse_args(argv)
