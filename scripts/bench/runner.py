@@ -17,7 +17,7 @@ from typing import Any
 from scripts.apply.copies import prepare_base
 from scripts.bench.measure import Workload, growth, memory_points, ratio_summary, timed_pairs
 from scripts.bench.venvs import FrameworkPair, framework_venvs
-from scripts.series.datafiles import write_data
+from scripts.series.datafiles import write_data, written
 from scripts.series.errors import ArgumentParser, entry_point
 from scripts.series.listing import current_bases
 
@@ -111,6 +111,6 @@ def main(argv: list[str] | None = None) -> int:
         given.append(f"--repetitions {options.repetitions}")
     command = "python3 run.py -s bench" + (f" -- {' '.join(given)}" if given else "")
     if not options.quick:
-        print(f"results written to {write_data('bench', command, body)}")
+        print(f"results written to {written(write_data('bench', command, body))}")
     print(f"worst ratio {worst:.3f}")
     return 0

@@ -8,7 +8,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from functools import wraps
 from pathlib import Path
@@ -17,13 +17,17 @@ import nox
 
 from scripts.apply.copies import PatchedCheckout, prepare_base
 from scripts.series.common import venv_python
-from scripts.series.errors import RunguardError, error_line
+from scripts.series.errors import ArgumentParser, RunguardError, error_line
 from scripts.series.listing import current_bases
-from scripts.series.locations import CORE_PACKAGE, REPO_ROOT
+from scripts.series.locations import CORE_PACKAGE, RECORD_ENV, REPO_ROOT
+from scripts.sources.pypi import fetch_sdist
 from scripts.validate.junit import JunitCase, read_report
 from scripts.validate.results_cache import tree
 
 PINS = str(REPO_ROOT / "pins.txt")
+
+
+RECORD = "--record"  # after `--`: the sessions record their results in docs/data (see command_line)
 
 
 TEST_TOOLS = ("pytest", "pytest-asyncio", "pytest-timeout", "hypothesis")
@@ -77,9 +81,10 @@ def reported(function: SessionFunction) -> SessionFunction:
 
 def parser(session: nox.Session) -> argparse.ArgumentParser:
     """The arguments after ``--`` that sessions share: ``--base`` and ``--python`` (see ``scripts.sessions.matrix``)."""
-    parser = argparse.ArgumentParser(prog=f"nox -s {session.name} --")
+    parser = ArgumentParser(prog=f"nox -s {session.name} --")
     parser.add_argument("--base", help="validate on this released version only")
     parser.add_argument("--python", metavar="X.Y", help="(sessions run per Python) run on this Python only")
+    parser.add_argument(RECORD, action="store_true", help="write the results into docs/data (see RECORD_ENV)")
     return parser
 
 
@@ -235,5 +240,33 @@ def run_in_venv(  # noqa: PLR0913 (what runs, in which venv, where, with what, w
 
 
 def report(session: nox.Session, module: str) -> None:
-    """Run ``python -m MODULE --scratch DIR`` with the session's arguments; the module writes docs/data/."""
-    session.run(sys.executable, "-m", module, "--scratch", str(scratch(session)), *session.posargs, external=True)
+    """Run ``python -m MODULE --scratch DIR`` with the session's arguments; the module writes a data file.
+
+    ``--record`` is the noxfile's (see :func:`command_line`), not the module's.
+    """
+    arguments = [argument for argument in session.posargs if argument != RECORD]
+    session.run(sys.executable, "-m", module, "--scratch", str(scratch(session)), *arguments, external=True)
+
+
+def command_line(argv: Sequence[str]) -> None:
+    """What the noxfile checks of nox's command line before any session runs.
+
+    ``-t data`` (``--tags``) or ``-- --record`` asks the sessions to record their results in ``docs/data``
+    (``RUNGUARD_RECORD=1``; see :func:`scripts.series.locations.results_dir`). ``-- --base V`` must name a release
+    that has an sdist: otherwise one ``runguard: error:`` line, and nothing runs (each Python's cell would fail alike).
+    """
+    words = list(argv[1:])
+    ours, posargs = (words[: words.index("--")], words[words.index("--") + 1 :]) if "--" in words else (words, [])
+    tags = ArgumentParser(add_help=False)
+    tags.add_argument("-t", "--tags", nargs="*", default=[])
+    if "data" in tags.parse_known_args(ours)[0].tags or RECORD in posargs:
+        os.environ[RECORD_ENV] = "1"
+    base = ArgumentParser(prog="-- --base", add_help=False)
+    base.add_argument("--base")
+    try:
+        version = base.parse_known_args(posargs)[0].base
+        if version:
+            fetch_sdist(version)
+    except RunguardError as error:
+        print(error_line(error), file=sys.stderr)  # noqa: T201 (the one line is the interface)
+        raise SystemExit(2) from None

@@ -13,9 +13,9 @@ import nox
 from scripts.apply.copies import PatchedCheckout, patched_copy
 from scripts.explore.shards import parse_shard
 from scripts.series.common import sha256_of, side_by_side
-from scripts.series.datafiles import write_data
+from scripts.series.datafiles import write_data, written
 from scripts.series.listing import current_series
-from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
+from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir, results_dir
 from scripts.sessions import glue
 from scripts.sessions.gate import MYPY, fail_on_new, lint_gate, mypy_checks
 from scripts.sessions.glue import (
@@ -55,7 +55,7 @@ XDIST = "pytest-xdist"
 STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 
-REDGREEN_RECORD = "redgreen.json"  # in docs_data_dir()
+REDGREEN_RECORD = "redgreen.json"  # in results_dir()
 
 
 def tests(session: nox.Session) -> None:
@@ -264,14 +264,12 @@ def redgreen(session: nox.Session) -> None:
     bases = [(version, patched) for version, _, patched in patched_bases(session)]
     proved = side_by_side(lambda base: _prove_base(session, python, *base), bases)
     proofs = [proof for found in proved for proof in found]
-    record = docs_data_dir() / REDGREEN_RECORD
+    record = results_dir() / REDGREEN_RECORD
     earlier = record.read_text() if record.is_file() else "{}"
     body = merge_evidence(json.loads(earlier), evidence(proofs, python), current_series().short_digest())
     path = write_data("redgreen", "python3 run.py -s redgreen", body)
     print(format_proofs(proofs))  # noqa: T201 (the session's report)
-    session.log(
-        f"results for Python {python} written to {path.relative_to(REPO_ROOT)} (with {', '.join(body['pythons'])})"
-    )
+    session.log(f"results for Python {python} (with {', '.join(body['pythons'])}) written to {written(path)}")
     failed = sorted({f"{proof.base} {proof.patch}" for proof in proofs if not proof.ok})
     if failed:
         session.error(f"not red by an assertion, then green on Python {python}: {', '.join(failed)}")
@@ -281,7 +279,6 @@ def stress(session: nox.Session) -> None:
     """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
     parser = glue.parser(session)
     parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
-    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD}")
     parser.add_argument("--shard", type=parse_shard, help="K/N: the K-th of N seed ranges (checked before any work)")
     given, explorer_args = parser.parse_known_args(session.posargs)
     if given.shard:

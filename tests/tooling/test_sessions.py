@@ -12,8 +12,11 @@ import nox
 import pytest
 
 from scripts.series.common import venv_python
+from scripts.series.datafiles import write_data
 from scripts.series.errors import RunguardError
+from scripts.series.locations import RECORD_ENV, REPO_ROOT, recording, results_dir
 from scripts.sessions import glue
+from tests.tooling.index_server import Index, serve_index
 
 JUNIT = '<testsuites><testsuite><testcase classname="tests.test_a" name="test_b"/></testsuite></testsuites>'
 
@@ -133,3 +136,53 @@ def test_a_silent_command_of_another_venv_is_shown_only_when_it_fails(
     with pytest.raises(SessionFailed, match="exited 3"):
         glue.run_in_venv(_session(stand_in), venv, "pytest", junit, cwd=tmp_path, env={**env, "EXIT": "3"}, silent=True)
     assert capsys.readouterr().out == output
+
+
+@pytest.mark.parametrize(
+    ("argv", "records"),
+    [
+        (["nox"], False),
+        (["nox", "-s", "redgreen-3.11"], False),
+        (["nox", "-t", "data"], True),
+        (["nox", "--tags", "ship", "data"], True),
+        (["nox", "-s", "repro", "--", "--record"], True),
+        (["nox", "-s", "repro", "--", "--base", "1.0.0"], False),
+    ],
+)
+def test_the_sessions_record_only_when_asked(
+    argv: list[str], records: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(RECORD_ENV, "0")  # restored to how it was after the test, as command_line sets it
+    monkeypatch.delenv("RUNGUARD_DATA", raising=False)
+    monkeypatch.setenv("RUNGUARD_CACHE", str(tmp_path / "cache"))
+
+    def cached_sdist(version: str) -> Path:
+        return tmp_path / f"{version}.tar.gz"
+
+    monkeypatch.setattr(glue, "fetch_sdist", cached_sdist)
+    glue.command_line(argv)
+    assert recording() is records
+    assert results_dir() == (REPO_ROOT / "docs" / "data" if records else tmp_path / "cache" / "results")
+    if not records:
+        written = write_data("example", "python3 run.py -s example", {"rows": []})
+        assert written == tmp_path / "cache" / "results" / "example.json"
+
+
+def test_data_files_go_where_runguard_data_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(RECORD_ENV, "0")
+    monkeypatch.setenv("RUNGUARD_DATA", str(tmp_path / "data"))
+    assert write_data("example", "python3 run.py -s example", {"rows": []}) == tmp_path / "data" / "example.json"
+
+
+def test_a_base_without_an_sdist_is_one_error_before_any_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RUNGUARD_CACHE", str(tmp_path / "cache"))
+    with serve_index(Index(["1.0.0"])) as index:
+        monkeypatch.setenv("RUNGUARD_INDEX_URL", f"{index.url}/simple")
+        with pytest.raises(SystemExit):
+            glue.command_line(["nox", "-s", "wheel", "--", "--base", "9.9.9"])
+    error = capsys.readouterr().err
+    assert error.startswith("runguard: error: agent-framework-core 9.9.9 is not on PyPI")
+    assert error.count("\n") == 1
+    assert not list(tmp_path.rglob("*.tar.gz"))
