@@ -18,7 +18,7 @@ import nox
 from scripts.apply.copies import PatchedCheckout, prepare_base
 from scripts.series.common import venv_python
 from scripts.series.errors import ArgumentParser, RunguardError, error_line
-from scripts.series.listing import current_bases
+from scripts.series.listing import current_bases, current_series
 from scripts.series.locations import CORE_PACKAGE, RECORD_ENV, REPO_ROOT
 from scripts.sources.pypi import fetch_sdist
 from scripts.validate.junit import JunitCase, read_report
@@ -252,8 +252,9 @@ def command_line(argv: Sequence[str]) -> None:
     """What the noxfile checks of nox's command line before any session runs.
 
     ``-t data`` (``--tags``) or ``-- --record`` asks the sessions to record their results in ``docs/data``
-    (``RUNGUARD_RECORD=1``; see :func:`scripts.series.locations.results_dir`). ``-- --base V`` must name a release
-    that has an sdist: otherwise one ``runguard: error:`` line, and nothing runs (each Python's cell would fail alike).
+    (``RUNGUARD_RECORD=1``; see :func:`scripts.series.locations.results_dir`). The series and its bases must read
+    (a corrupt patch is named here) and ``-- --base V`` must name a release that has an sdist: otherwise one
+    ``runguard: error:`` line, and nothing runs (each session, each Python's cell, would fail alike).
     """
     words = list(argv[1:])
     ours, posargs = (words[: words.index("--")], words[words.index("--") + 1 :]) if "--" in words else (words, [])
@@ -264,6 +265,8 @@ def command_line(argv: Sequence[str]) -> None:
     base = ArgumentParser(prog="-- --base", add_help=False)
     base.add_argument("--base")
     try:
+        current_series()
+        current_bases()
         version = base.parse_known_args(posargs)[0].base
         if version:
             fetch_sdist(version)

@@ -16,6 +16,7 @@ from scripts.series.datafiles import write_data
 from scripts.series.errors import RunguardError
 from scripts.series.locations import RECORD_ENV, REPO_ROOT, recording, results_dir
 from scripts.sessions import glue
+from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder
 from tests.tooling.index_server import Index, serve_index
 
 JUNIT = '<testsuites><testsuite><testcase classname="tests.test_a" name="test_b"/></testsuite></testsuites>'
@@ -186,3 +187,15 @@ def test_a_base_without_an_sdist_is_one_error_before_any_session(
     assert error.startswith("runguard: error: agent-framework-core 9.9.9 is not on PyPI")
     assert error.count("\n") == 1
     assert not list(tmp_path.rglob("*.tar.gz"))
+
+
+def test_a_corrupt_patch_is_one_error_naming_it_before_any_session(
+    series: SeriesBuilder, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    patch = series.add("fix", ["changed", *RUNNER_LINES[1:]])
+    patch.write_text(patch.read_text().replace("\n@@ ", "\n@@ broken\n@@ ", 1))
+    with pytest.raises(SystemExit):
+        glue.command_line(["nox"])
+    error = capsys.readouterr().err
+    assert error.startswith(f"runguard: error: {patch}: git cannot read it as a patch: ")
+    assert error.count("\n") == 1
