@@ -111,7 +111,8 @@ def _python_of(entry: Row, data: Mapping[str, Any]) -> str:
 
 
 def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
-    """The base x Python matrix of proven tests, then one row per base, patch and test with a column per Python."""
+    """The base x Python matrix of proven tests, then one row per base, patch and test (one column for the Pythons,
+    so that the table fits the page)."""
     entries = _objects(data, "patches", f"{name}.json")
     pythons = list(dict.fromkeys(_python_of(entry, data) for entry in entries))
     rows: dict[tuple[str, str, str], dict[str, Row]] = {}
@@ -131,7 +132,7 @@ def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
     ]
     details = [
         [_cell(base), f"`{patch}`", f"`{short_test_name(test)}`" if test else "-", _cell(_reason(tests))]
-        + [_outcome(tests.get(python)) for python in pythons]
+        + [_outcomes(tests, pythons)]
         for (base, patch, test), tests in rows.items()
     ]
     summary = ["**Every test failed without its patch and passed with it, on every Python.**", ""] if data.get("ok") is True else []
@@ -139,7 +140,7 @@ def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
         *summary,
         *markdown_table(["base", *(f"Python {python}" for python in pythons)], matrix),
         "",
-        *markdown_table(["base", "patch", "test", "without the patch (red)", *(f"Python {python}" for python in pythons)], details),
+        *markdown_table(["base", "patch", "test", "without the patch (red)", "on each Python"], details),
     ]
 
 
@@ -159,6 +160,14 @@ def _proven(tests: list[Row]) -> str:
 def _reason(tests: Mapping[str, Row]) -> str:
     """Why a test is red without its patch (the first Python's assertion; another Python's differing one is a FAIL)."""
     return str(cast("Row", next(iter(tests.values()))["red"]).get("detail", ""))
+
+
+def _outcomes(tests: Mapping[str, Row], pythons: Sequence[str]) -> str:
+    """A test on every Python: ``proven`` when it was on each one, else each Python's outcome."""
+    outcomes = {python: _outcome(tests.get(python)) for python in pythons}
+    if set(outcomes.values()) == {"proven"}:
+        return "proven" if len(pythons) == 1 else "proven on every Python"
+    return "; ".join(f"{python}: {outcome}" for python, outcome in outcomes.items())
 
 
 def _outcome(test: Row | None) -> str:

@@ -104,8 +104,8 @@ def test_redgreen_renders_the_redgreen_sessions_evidence(tmp_path: Path) -> None
     assert "| base | Python 3.11.7 |" in text
     assert "| 1.22.0 | **FAIL:** 1/3 proven |" in text
     assert "| 1.22.0 | `0001-a.patch` | `test_x::test_y` | lost the write | proven |" in text
-    assert "| `test_x::test_z` | lost the write | green **FAIL:** AssertionError |" in text
-    assert "| 1.22.0 | `0002-b.patch` | - | - | **FAIL:** no test ran |" in text
+    assert "| `test_x::test_z` | lost the write | 3.11.7: green **FAIL:** AssertionError |" in text
+    assert "| 1.22.0 | `0002-b.patch` | - | - | 3.11.7: **FAIL:** no test ran |" in text
     assert "Every test failed without its patch" not in text
 
 
@@ -121,7 +121,7 @@ def test_redgreen_is_a_base_by_python_matrix(tmp_path: Path) -> None:
     assert "**Every test failed without its patch and passed with it, on every Python.**" in text
     assert "| base | Python 3.10.13 | Python 3.12.1 |" in text
     assert "| 1.22.0 | 0/1 proven, 1 skipped (not for this Python) | 1/1 proven |" in text
-    assert "| 1.22.0 | `0001-a.patch` | `t::a` | skipped | skipped: no count on 3.10 | proven |" in text
+    assert "| 1.22.0 | `0001-a.patch` | `t::a` | skipped | 3.10.13: skipped: no count on 3.10; 3.12.1: proven |" in text
 
 
 def test_redgreen_without_its_patches_list_names_it(tmp_path: Path) -> None:
@@ -156,3 +156,14 @@ def test_repro_renders_each_script_base_and_package(tmp_path: Path) -> None:
     )
     assert "| leak | 1.22.0 | unpatched | 1 |" in text
     assert "observed: lost" in text
+
+
+def test_redgreen_details_keep_one_column_for_the_pythons(tmp_path: Path) -> None:
+    proven = {"test": "t::a", "red": {"ok": True, "detail": "lost"}, "green": {"ok": True, "detail": "passed"}}
+    patches = [
+        {"python": python, "base": "1.22.0", "patch": "0001-a.patch", "tests": [proven]}
+        for python in ("3.10.13", "3.11.7", "3.12.1", "3.13.0")
+    ]
+    text = render_dataset("redgreen", _write(tmp_path, "redgreen", {"produced": STAMP, "patches": patches}), SERIES)
+    assert "| base | patch | test | without the patch (red) | on each Python |" in text
+    assert "| 1.22.0 | `0001-a.patch` | `t::a` | lost | proven on every Python |" in text
