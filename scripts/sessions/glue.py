@@ -182,12 +182,13 @@ def run_pytest(  # noqa: PLR0913 (one helper for every way pytest runs: its opti
     env: dict[str, str] | None = None,
     venv: Path | None = None,
     must_pass: bool = True,
+    silent: bool = False,
 ) -> dict[str, JunitCase]:
     """Run pytest (no cache, no bytecode, a junit report); return the report's cases.
 
     ``must_pass``: a failure fails the session, and so does collecting no test at all (pytest's exit code 5);
     otherwise failures are only reported back. ``venv``: the pytest of another venv than the session's, run as
-    ``run_in_venv`` does (threads may then run pytest side by side).
+    ``run_in_venv`` does (threads may then run pytest side by side), and when ``silent`` shown only if it fails.
     """
     junit = scratch(session) / f"{label}.xml"
     junit.unlink(missing_ok=True)
@@ -195,7 +196,10 @@ def run_pytest(  # noqa: PLR0913 (one helper for every way pytest runs: its opti
     environment = {**NO_BYTECODE, **(env or {})}
     success_codes = [0, 5] if must_pass else [0, 1, 5]
     if venv is not None:
-        run_in_venv(session, venv, "pytest", *arguments, cwd=cwd or Path.cwd(), env=environment, codes=success_codes)
+        run_in_venv(
+            session, venv, "pytest", *arguments, cwd=cwd or Path.cwd(), env=environment, codes=success_codes,
+            silent=silent,
+        )  # fmt: skip
     else:
         with session.chdir(cwd) if cwd else nullcontext():
             session.run("pytest", *arguments, env=environment, success_codes=success_codes)
@@ -217,20 +221,24 @@ def run_in_venv(  # noqa: PLR0913 (what runs, in which venv, where, with what, w
     """Run ``command``, a program of ``venv``, in ``cwd`` with the session's environment, that venv activated.
 
     Unlike ``session.run`` it leaves this process's directory alone, so threads may run commands side by side. Returns
-    the output (stdout and stderr), printed as one block when the command ends (when ``silent``, only if it fails). An
-    exit code not in ``codes`` fails the session.
+    the output (stdout and stderr), printed as one block when the command ends (when ``silent``, the command and its
+    output only if it fails). An exit code not in ``codes`` fails the session.
     """
     bin_dir = venv_python(venv).parent
     program = shutil.which(command[0], path=str(bin_dir))
     if program is None:
         session.error(f"{venv} has no {command[0]}")
-    session.log(f"{shlex.join(command)}  (in {cwd}, with {venv})")
+    shown = f"{shlex.join(command)}  (in {cwd}, with {venv})"
+    if not silent:
+        session.log(shown)
     path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
     variables = {**os.environ, **session.env, **(env or {}), "VIRTUAL_ENV": str(venv), "PATH": path}
     done = subprocess.run(
         [program, *command[1:]], cwd=cwd, env={name: value for name, value in variables.items() if value is not None},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False,
     )  # fmt: skip
+    if silent and done.returncode not in codes:
+        session.log(shown)
     if not silent or done.returncode not in codes:
         sys.stdout.write(done.stdout)
         sys.stdout.flush()  # before the next log line (stderr)

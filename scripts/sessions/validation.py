@@ -223,7 +223,9 @@ def _red_and_green(
         check_out(repo, commit)
         label = f"redgreen-{version}-{step.name}-{color}"
         env = {"PYTHONPATH": str(REPO_ROOT)}
-        cases = run_pytest(session, label, *arguments, *step.added_tests, cwd=root, env=env, venv=venv, must_pass=False)
+        cases = run_pytest(
+            session, label, *arguments, *step.added_tests, cwd=root, env=env, venv=venv, must_pass=False, silent=True
+        )  # the verdicts are in the session's report (format_proofs)
         runs.append(cases)
     return runs
 

@@ -134,9 +134,11 @@ def test_a_silent_command_of_another_venv_is_shown_only_when_it_fails(
     output = glue.run_in_venv(_session(stand_in), venv, "pytest", junit, cwd=tmp_path, env=env, silent=True)
     assert output == f"ran in {tmp_path} with {venv} bytecode 1\n"
     assert capsys.readouterr().out == ""
+    assert stand_in.logged == [], "nor is the command"
     with pytest.raises(SessionFailed, match="exited 3"):
         glue.run_in_venv(_session(stand_in), venv, "pytest", junit, cwd=tmp_path, env={**env, "EXIT": "3"}, silent=True)
     assert capsys.readouterr().out == output
+    assert [line.split("  ")[0] for line in stand_in.logged] == [f"pytest {junit}"]
 
 
 @pytest.mark.parametrize(
