@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shlex
 import shutil
@@ -16,7 +17,7 @@ from pathlib import Path
 import nox
 
 from scripts.apply.copies import PatchedCheckout, prepare_base
-from scripts.series.common import venv_python
+from scripts.series.common import TERMINAL_COLUMNS, venv_python
 from scripts.series.errors import ArgumentParser, RunguardError, error_line
 from scripts.series.listing import current_bases, current_series
 from scripts.series.locations import CORE_PACKAGE, RECORD_ENV, REPO_ROOT
@@ -256,16 +257,38 @@ def report(session: nox.Session, module: str) -> None:
     session.run(sys.executable, "-m", module, "--scratch", str(scratch(session)), *arguments, external=True)
 
 
+class ShortLines(logging.Filter):
+    """Keeps nox's log lines (a command it runs, often with long paths) within ``TERMINAL_COLUMNS``.
+
+    The repo's own path is written relative to it; a line still too long keeps its start and its end (an exit code)
+    around an ellipsis. ``nox -v`` (``--verbose``) shows them whole.
+    """
+
+    ROOM = TERMINAL_COLUMNS - len("nox > ")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Shorten the record's message in place; every record is logged."""
+        message = record.getMessage().replace(f"{REPO_ROOT}{os.sep}", "")
+        if len(message) > self.ROOM:
+            message = f"{message[: self.ROOM - 40]} ... {message[-35:]}"
+        record.msg, record.args = message, ()
+        return True
+
+
 def command_line(argv: Sequence[str]) -> None:
     """What the noxfile checks of nox's command line before any session runs.
 
     ``-t data`` (``--tags``) or ``-- --record`` asks the sessions to record their results in ``docs/data``
     (``RUNGUARD_RECORD=1``; see :func:`scripts.series.locations.results_dir`). The series and its bases must read
     (a corrupt patch is named here) and ``-- --base V`` must name a release that has an sdist: otherwise one
-    ``runguard: error:`` line, and nothing runs (each session, each Python's cell, would fail alike).
+    ``runguard: error:`` line, and nothing runs (each session, each Python's cell, would fail alike). nox's log
+    lines are kept within the terminal's 120 columns (:class:`ShortLines`) unless ``-v`` asks for them whole.
     """
     words = list(argv[1:])
     ours, posargs = (words[: words.index("--")], words[words.index("--") + 1 :]) if "--" in words else (words, [])
+    nox_log = logging.getLogger("nox")
+    if not {"-v", "--verbose"} & set(ours) and not any(isinstance(known, ShortLines) for known in nox_log.filters):
+        nox_log.addFilter(ShortLines())
     tags = ArgumentParser(add_help=False)
     tags.add_argument("-t", "--tags", nargs="*", default=[])
     if "data" in tags.parse_known_args(ours)[0].tags or RECORD in posargs:

@@ -239,6 +239,7 @@ def _prove_base(session: nox.Session, python: str, version: str, patched: Patche
     steps = clone_prefixes(patched, repo)
     venv: Path | None = None
     proofs: list[PatchProof] = []
+    reused = 0
     for step in steps:
         if not step.added_tests:
             proofs.append(PatchProof(version, step.name, []))
@@ -252,8 +253,10 @@ def _prove_base(session: nox.Session, python: str, version: str, patched: Patche
             runs = _red_and_green(session, version, repo, step, venv)
             store("redgreen", cases_to_json(runs), *key)
         else:
-            session.log(f"{version} {step.name}: inputs unchanged since proved on Python {python}; reusing the runs")
+            reused += 1
         proofs.append(prove_patch(version, step.name, *runs))
+    if reused:
+        session.log(f"{version}: {reused} patch(es) with inputs unchanged since proved on Python {python}; runs reused")
     return proofs
 
 

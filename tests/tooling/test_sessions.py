@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -11,7 +12,7 @@ from typing import Any, cast
 import nox
 import pytest
 
-from scripts.series.common import venv_python
+from scripts.series.common import TERMINAL_COLUMNS, venv_python
 from scripts.series.datafiles import write_data
 from scripts.series.errors import RunguardError
 from scripts.series.locations import RECORD_ENV, REPO_ROOT, recording, results_dir
@@ -201,3 +202,16 @@ def test_a_corrupt_patch_is_one_error_naming_it_before_any_session(
     error = capsys.readouterr().err
     assert error.startswith(f"runguard: error: {patch}: git cannot read it as a patch: ")
     assert error.count("\n") == 1
+
+
+def test_nox_log_lines_keep_within_the_terminal_width() -> None:
+    command = f"pytest --junitxml={REPO_ROOT}/.nox/tests/tmp/{'x' * 150}.xml tests failed with exit code 3"
+    record = logging.LogRecord("nox", logging.INFO, __file__, 1, "Command %s", (command,), None)
+    assert glue.ShortLines().filter(record)
+    shown = f"nox > {record.getMessage()}"
+    assert len(shown) <= TERMINAL_COLUMNS
+    assert shown.startswith("nox > Command pytest --junitxml=.nox/tests/tmp/xxx")
+    assert shown.endswith("tests failed with exit code 3")
+    short = logging.LogRecord("nox", logging.INFO, __file__, 1, "Running session %s", ("lint",), None)
+    assert glue.ShortLines().filter(short)
+    assert short.getMessage() == "Running session lint"
