@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     run_git("clone", "--quiet", str(REPO_ROOT), str(clone), cwd=options.scratch)
     runs = [_timed_run(clone, run, caches) for run in ("cold", "warm")]
     changed = git_output("status", "--porcelain", cwd=clone)
-    disk = {name: _megabytes(clone / name if name.startswith(".") else options.scratch / name) for name in MADE}
+    disk = disk_use({name: clone / name if name.startswith(".") else options.scratch / name for name in MADE})
     summary = ", ".join(f"{run.run} {run.seconds:.0f} s (goal {run.goal_seconds} s)" for run in runs)
     body = {
         "summary": f"python3 run.py took {summary} on {os.cpu_count()} CPUs, download caches empty at first.",
@@ -120,11 +120,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if all(run.exit_code == 0 for run in runs) and not changed else 1
 
 
-def _megabytes(directory: Path) -> int:
-    """The disk that the files under ``directory`` take, in MB (0 when it does not exist)."""
-    files = (path for path in directory.rglob("*") if path.is_file() and not path.is_symlink())
-    return round(sum(path.stat().st_blocks * 512 for path in files) / 1e6)
+def disk_use(directories: dict[str, Path]) -> dict[str, int]:
+    """The disk, in MB, that the files under each directory take, and ``total``: every file once.
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    uv links what it installs from its cache, so a file may be in a venv and in the cache: it counts in both
+    directories but once in the total. A directory that does not exist takes 0.
+    """
+    seen: set[tuple[int, int]] = set()
+    sizes: dict[str, int] = {}
+    total = 0
+    for name, directory in directories.items():
+        size = 0
+        for path in directory.rglob("*"):
+            if path.is_symlink() or not path.is_file():
+                continue
+            status = path.stat()
+            size += status.st_blocks * 512
+            if (status.st_dev, status.st_ino) not in seen:
+                seen.add((status.st_dev, status.st_ino))
+                total += status.st_blocks * 512
+        sizes[name] = round(size / 1e6)
+    return {**sizes, "total": round(total / 1e6)}
