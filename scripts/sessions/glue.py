@@ -258,16 +258,19 @@ def report(session: nox.Session, module: str) -> None:
 
 
 class ShortLines(logging.Filter):
-    """Keeps nox's log lines (a command it runs, often with long paths) within ``TERMINAL_COLUMNS``.
+    """Keeps nox's information lines (a command it runs, often with long paths) within ``TERMINAL_COLUMNS``.
 
-    The repo's own path is written relative to it; a line still too long keeps its start and its end (an exit code)
-    around an ellipsis. ``nox -v`` (``--verbose``) shows them whole.
+    The repo's own path is written relative to it; a line still too long keeps its start and its end around an
+    ellipsis. Warnings and errors (a failed command, a ``runguard: error:`` line) are left whole, and ``nox -v``
+    (``--verbose``) shows every line whole.
     """
 
     ROOM = TERMINAL_COLUMNS - len("nox > ")
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Shorten the record's message in place; every record is logged."""
+        if record.levelno >= logging.WARNING or "runguard: error:" in str(record.msg):
+            return True
         message = record.getMessage().replace(f"{REPO_ROOT}{os.sep}", "")
         if len(message) > self.ROOM:
             message = f"{message[: self.ROOM - 40]} ... {message[-35:]}"

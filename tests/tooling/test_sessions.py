@@ -205,13 +205,18 @@ def test_a_corrupt_patch_is_one_error_naming_it_before_any_session(
 
 
 def test_nox_log_lines_keep_within_the_terminal_width() -> None:
-    command = f"pytest --junitxml={REPO_ROOT}/.nox/tests/tmp/{'x' * 150}.xml tests failed with exit code 3"
-    record = logging.LogRecord("nox", logging.INFO, __file__, 1, "Command %s", (command,), None)
+    command = f"pytest --junitxml={REPO_ROOT}/.nox/tests/tmp/{'x' * 150}.xml tests/tooling"
+    record = logging.LogRecord("nox", logging.INFO, __file__, 1, "%s", (command,), None)
     assert glue.ShortLines().filter(record)
     shown = f"nox > {record.getMessage()}"
     assert len(shown) <= TERMINAL_COLUMNS
-    assert shown.startswith("nox > Command pytest --junitxml=.nox/tests/tmp/xxx")
-    assert shown.endswith("tests failed with exit code 3")
+    assert shown.startswith("nox > pytest --junitxml=.nox/tests/tmp/xxx")
+    assert shown.endswith("xxx.xml tests/tooling")
+    failed = logging.LogRecord(
+        "nox", logging.ERROR, __file__, 1, "Command %s failed with exit code 3", (command,), None
+    )
+    assert glue.ShortLines().filter(failed)
+    assert failed.getMessage() == f"Command {command} failed with exit code 3", "an error is left whole"
     short = logging.LogRecord("nox", logging.INFO, __file__, 1, "Running session %s", ("lint",), None)
     assert glue.ShortLines().filter(short)
     assert short.getMessage() == "Running session lint"
