@@ -141,3 +141,7 @@ def disk_use(directories: dict[str, Path]) -> dict[str, int]:
                 total += status.st_blocks * 512
         sizes[name] = round(size / 1e6)
     return {**sizes, "total": round(total / 1e6)}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

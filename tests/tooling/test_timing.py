@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from scripts.validate.timing import disk_use
+from tests.tooling.helpers import run_module
 
 
 def test_a_file_linked_into_two_directories_counts_once_in_the_total(tmp_path: Path) -> None:
@@ -20,3 +21,11 @@ def test_a_file_linked_into_two_directories_counts_once_in_the_total(tmp_path: P
     assert used[".nox"] == 4
     assert used["absent"] == 0
     assert used["total"] == 4
+
+
+def test_the_module_runs_as_a_command(env: dict[str, str]) -> None:
+    result = run_module("scripts.validate.timing", "--bogus", env=env)
+    assert (result.returncode, result.stderr) == (
+        1,
+        "runguard: error: unrecognized arguments: --bogus\n",
+    )
