@@ -15,6 +15,10 @@ class RunguardError(Exception):
     """A failure reported to the user as a single line: ``runguard: error: <message>``."""
 
 
+class ArgumentsError(RunguardError):
+    """Arguments a parser does not take (an unknown flag, a missing value)."""
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An argument parser whose errors (an unknown flag, a missing value) are a RunguardError, so one line.
 
@@ -23,7 +27,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         """Raise the error instead of printing the usage and exiting."""
-        raise RunguardError(message)
+        raise ArgumentsError(message)
 
     def parse_args(  # pyright: ignore[reportIncompatibleMethodOverride] (no namespace= here)
         self, args: Sequence[str] | None = None, namespace: None = None

@@ -18,7 +18,7 @@ import nox
 
 from scripts.apply.copies import PatchedCheckout, prepare_base
 from scripts.series.common import TERMINAL_COLUMNS, venv_python
-from scripts.series.errors import ArgumentParser, RunguardError, error_line
+from scripts.series.errors import ArgumentParser, ArgumentsError, RunguardError, error_line
 from scripts.series.listing import current_bases, current_series
 from scripts.series.locations import CORE_PACKAGE, RECORD_ENV, REPO_ROOT
 from scripts.sources.pypi import fetch_sdist
@@ -67,13 +67,26 @@ ENVIRONMENT = (
 _INSTALLED_CORE: dict[str, str] = {}
 
 
+# The bad arguments a session of this process was failed for: the next session given them (another Python's cell of
+# the same session) is skipped, so that the error is printed once.
+_BAD_ARGUMENTS: set[str] = set()
+
+
 def reported(function: SessionFunction) -> SessionFunction:
-    """The error boundary of a session: a RunguardError fails it with the one-line ``runguard: error:`` message."""
+    """The error boundary of a session: a RunguardError fails it with the one-line ``runguard: error:`` message.
+
+    Arguments that failed a session already skip the next one they are given to, instead of failing it alike.
+    """
 
     @wraps(function)
     def guarded(session: nox.Session) -> None:
         try:
             function(session)
+        except ArgumentsError as error:
+            if str(error) in _BAD_ARGUMENTS:
+                session.skip("its arguments failed the session above")
+            _BAD_ARGUMENTS.add(str(error))
+            session.error(error_line(error))
         except RunguardError as error:
             session.error(error_line(error))
 

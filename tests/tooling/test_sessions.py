@@ -36,6 +36,10 @@ class SessionFailed(Exception):
     """What ``session.error`` raises in nox, here with the message kept."""
 
 
+class SessionSkipped(Exception):
+    """What ``session.skip`` raises in nox, here with the message kept."""
+
+
 class StandIn:
     """Records what a session function asks nox to do; ``run`` writes ``report`` as pytest's junit report."""
 
@@ -46,6 +50,8 @@ class StandIn:
         self.places: list[Path] = []
         self.env: dict[str, str | None] = {"TMPDIR": str(tmp)}
         self.logged: list[str] = []
+        self.name = "stand-in"
+        self.posargs: list[str] = []
 
     def create_tmp(self) -> str:
         return str(self.tmp)
@@ -55,6 +61,9 @@ class StandIn:
 
     def error(self, message: str) -> None:
         raise SessionFailed(message)
+
+    def skip(self, message: str) -> None:
+        raise SessionSkipped(message)
 
     @contextmanager
     def chdir(self, place: Path) -> Generator[None, None, None]:
@@ -79,6 +88,19 @@ def test_a_runguard_error_fails_the_session_with_one_line(tmp_path: Path) -> Non
 
     with pytest.raises(SessionFailed, match=r"^runguard: error: the series is broken$"):
         failing(_session(StandIn(tmp_path, None)))
+
+
+def test_bad_arguments_fail_one_session_and_skip_the_next_ones_given_them(tmp_path: Path) -> None:
+    @glue.reported
+    def cell(session: nox.Session) -> None:
+        glue.options(session)
+
+    stand_in = StandIn(tmp_path, None)
+    stand_in.name, stand_in.posargs = "wheel-3.10", ["--bogus-flag-for-this-test"]
+    with pytest.raises(SessionFailed, match=r"^runguard: error: unrecognized arguments: --bogus-flag-for-this-test$"):
+        cell(_session(stand_in))
+    with pytest.raises(SessionSkipped, match="its arguments failed the session above"):
+        cell(_session(stand_in))
 
 
 def test_pytest_returns_the_report_and_runs_where_asked(tmp_path: Path) -> None:
