@@ -26,6 +26,7 @@ nox.options.reuse_venv = "yes"
 
 WRITES_DOCS_DATA = ["data"]
 SHIPS = ["ship"]
+glue.command_line(sys.argv)  # -t data / -- --record: record in docs/data; a bad -- --base: one error, nothing runs
 PYTHONS = matrix.session_pythons()  # every CPython 3.10+ found; reports a missing one once
 
 

@@ -79,11 +79,17 @@ def patched_copy(source: Path, label: str, series: Series) -> PatchedCheckout:
     return PatchedCheckout(destination, commit, _from_record(record["results"]), series)
 
 
+# The patched copies whose outcome table this process printed: each is printed once, however many sessions use it.
+_REPORTED: set[Path] = set()
+
+
 def prepare_base(version: str) -> tuple[Path, PatchedCheckout]:
-    """Materialize base ``version`` and the cached copy with the series applied; print the outcome table."""
+    """Materialize base ``version`` and the cached copy with the series applied; print the outcome table once."""
     base = materialize_base(version)
     patched = patched_copy(base, version, current_series())
-    print(format_table(f"agent-framework-core {version}", patched.results))  # noqa: T201 (the apply report)
+    if patched.path not in _REPORTED:
+        print(format_table(f"agent-framework-core {version}", patched.results))  # noqa: T201 (the apply report)
+        _REPORTED.add(patched.path)
     return base, patched
 
 

@@ -13,6 +13,7 @@ from scripts.series.git import run_git
 from scripts.series.listing import Series
 from scripts.series.patch import Patch
 
+NOT_REACHED = "not reached"  # a patch after the one that conflicts: the series stopped before it
 FAILED_AT = re.compile(r"error: patch failed: (?P<path>.+):(?P<line>\d+)$", re.MULTILINE)
 
 
@@ -38,22 +39,37 @@ class PatchResult:
 
 
 class SeriesConflict(RunguardError):
-    """A patch did not apply; ``results`` holds the outcomes up to and including the conflict."""
+    """A patch did not apply.
 
-    def __init__(self, message: str, results: list[PatchResult]) -> None:
+    ``results`` holds the outcomes up to and including the conflict; ``alone`` the outcome of every patch of the
+    series applied on its own to the same commit, since the series stops at the conflict.
+    """
+
+    def __init__(self, message: str, results: list[PatchResult], alone: list[PatchResult]) -> None:
         """Keep the per-patch results next to the one-line message."""
         super().__init__(message)
         self.results = results
+        self.alone = alone
 
 
 def apply_series(worktree: Path, series: Series) -> list[PatchResult]:
     """Commit every patch of ``series`` onto ``worktree``'s HEAD; raise SeriesConflict at the first conflict."""
+    start = run_git("rev-parse", "HEAD", cwd=worktree).stdout.strip()
     results: list[PatchResult] = []
     for patch in series.patches:
         results.append(_apply_one(worktree, patch))
         if results[-1].outcome is Outcome.CONFLICT:
-            raise SeriesConflict(f"{patch.name} does not apply: {results[-1].detail}", results)
+            alone = [_apply_alone(worktree, start, each) for each in series.patches]
+            raise SeriesConflict(f"{patch.name} does not apply: {results[-1].detail}", results, alone)
     return results
+
+
+def _apply_alone(worktree: Path, start: str, patch: Patch) -> PatchResult:
+    """The outcome of ``patch`` applied by itself to ``start``; the work tree is left at ``start``."""
+    run_git("reset", "--quiet", "--hard", start, cwd=worktree)
+    result = _apply_one(worktree, patch)
+    run_git("reset", "--quiet", "--hard", start, cwd=worktree)
+    return result
 
 
 def _apply_one(worktree: Path, patch: Patch) -> PatchResult:

@@ -17,9 +17,10 @@ from typing import Any
 from scripts.apply.copies import prepare_base
 from scripts.bench.measure import Workload, growth, memory_points, ratio_summary, timed_pairs
 from scripts.bench.venvs import FrameworkPair, framework_venvs
-from scripts.series.datafiles import write_data
-from scripts.series.errors import entry_point
+from scripts.series.datafiles import write_data, written
+from scripts.series.errors import ArgumentParser, entry_point
 from scripts.series.listing import current_bases
+from scripts.validate.goals import BENCH_PAIRS, BENCH_RATIO_GOAL
 
 TIMED = (
     Workload("chain", "graph chain, {size:,} supersteps", 2_000, 200),
@@ -33,12 +34,12 @@ MEMORY = (
     Workload("graph_memory", "memory, {size:,} sequential graph runs", 10_000, 1_000),
     Workload("functional_memory", "memory, {size:,} sequential FunctionalWorkflow runs", 10_000, 1_000),
 )
-REPETITIONS = 11
+REPETITIONS = BENCH_PAIRS
 QUICK_REPETITIONS = 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nox -s bench --", description=__doc__)
+    parser = ArgumentParser(prog="nox -s bench --", description=__doc__)
     parser.add_argument("--base", help="measure on this released version only (default: every base)")
     parser.add_argument("--quick", action="store_true", help="small sizes and 2 pairs: a smoke check")
     parser.add_argument("--repetitions", type=int, help=f"interleaved pairs per workload (default {REPETITIONS})")
@@ -99,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += _bench_base(framework_venvs(options.scratch / "venvs", version, base, patched.path), options, version)
     worst = max(row["ratio"] for row in rows if row["kind"] == "time")
     flat = all(row["flat"] for row in rows if row["kind"] == "memory")
-    summary = f"Worst time ratio {worst:.3f} (goal: at most 1.01); memory " + (
+    verdict = "meets" if worst <= BENCH_RATIO_GOAL else "MISSES"
+    summary = f"Worst time ratio {worst:.3f}: {verdict} the goal (at most {BENCH_RATIO_GOAL}); memory " + (
         "flat on every base." if flat else "NOT flat: see the memory rows."
     )
     body = {
@@ -111,6 +113,6 @@ def main(argv: list[str] | None = None) -> int:
         given.append(f"--repetitions {options.repetitions}")
     command = "python3 run.py -s bench" + (f" -- {' '.join(given)}" if given else "")
     if not options.quick:
-        print(f"results written to {write_data('bench', command, body)}")
+        print(f"results written to {written(write_data('bench', command, body))}")
     print(f"worst ratio {worst:.3f}")
     return 0

@@ -15,7 +15,7 @@ from scripts.ci.matrix import (
     nox_sessions,
 )
 from scripts.ci.merge import merge_artifacts
-from scripts.series.errors import RunguardError, entry_point
+from scripts.series.errors import ArgumentParser, RunguardError, entry_point
 from scripts.series.listing import current_bases
 from scripts.series.locations import docs_data_dir
 
@@ -39,7 +39,7 @@ def _merge(options: argparse.Namespace) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scripts.ci", description=__doc__)
+    parser = ArgumentParser(prog="python -m scripts.ci", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     matrix = commands.add_parser("matrix", help="print the job matrix (JSON) for the sessions nox lists")
     matrix.add_argument("--sessions", type=Path, help="the output of `nox -l --json` (default: run it)")

@@ -13,12 +13,12 @@ from scripts.explore.driver import FamilyJob, explore_families, quiet, replay, r
 from scripts.explore.operations import parse_ops
 from scripts.explore.shards import WHOLE, merge_shards, parse_shard, read_rows, write_rows
 from scripts.explore.subjects import FAMILIES
-from scripts.series.errors import RunguardError, entry_point
+from scripts.series.errors import ArgumentParser, RunguardError, entry_point
 from scripts.series.listing import current_series
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scripts.explore", description=__doc__)
+    parser = ArgumentParser(prog="python -m scripts.explore", description=__doc__)
     parser.add_argument("--family", choices=FAMILIES, action="append", help="explore this family (repeatable)")
     parser.add_argument("--schedules", type=int, default=150, help="schedules per family")
     parser.add_argument("--first-seed", type=int, default=0, help="seed of the first schedule")

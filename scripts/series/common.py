@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,13 +22,33 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> lis
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
-def aligned_table(rows: Sequence[Sequence[str]]) -> list[str]:
-    """Plain-text rows with every column but the last padded to its widest cell; trailing spaces dropped."""
+TERMINAL_COLUMNS = 120  # the width every report the sessions print keeps to
+
+
+def aligned_table(rows: Sequence[Sequence[str]], width: int = TERMINAL_COLUMNS) -> list[str]:
+    """Plain-text rows with every column but the last padded to its widest cell; trailing spaces dropped.
+
+    A last cell that would end past ``width`` is wrapped onto lines of its own, indented to where it starts.
+    """
+    return [line for row in aligned_rows(rows, width) for line in row]
+
+
+def aligned_rows(rows: Sequence[Sequence[str]], width: int = TERMINAL_COLUMNS) -> list[list[str]]:
+    """The lines of :func:`aligned_table`, grouped by row."""
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)] if rows else []
-    return [
-        ("  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])).rstrip()
-        for row in rows
-    ]
+    start = sum(widths) + 2 * len(widths)
+    grouped: list[list[str]] = []
+    for row in rows:
+        cells = [cell.ljust(column) for cell, column in zip(row, widths, strict=False)]
+        last = wrapped(row[-1], width - start) if start < width - 20 else [row[-1]]
+        grouped.append(["  ".join([*cells, last[0]]).rstrip(), *(" " * start + more for more in last[1:])])
+    return grouped
+
+
+def wrapped(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` characters (a longer word stays whole), each but the first indented."""
+    lines = textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    return lines or [""]
 
 
 SECTION_HEADING = re.compile(r"^## (?P<heading>.+?)[ \t]*$", re.MULTILINE)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from scripts.series.git import run_git
 from scripts.series.listing import current_series
-from scripts.series.locations import REPO_ROOT, docs_data_dir
+from scripts.series.locations import REPO_ROOT, recording, results_dir
 
 
 def _runguard_revision() -> str:
@@ -39,8 +39,14 @@ def produced_stamp(command: str) -> dict[str, str]:
 
 
 def write_data(name: str, command: str, body: Mapping[str, object]) -> Path:
-    """Write ``docs/data/<name>.json``: the stamp and ``body``."""
-    path = docs_data_dir() / f"{name}.json"
+    """Write ``<name>.json`` in :func:`results_dir` (``docs/data`` when recording): the stamp and ``body``."""
+    path = results_dir() / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"produced": produced_stamp(command), **body}, indent=2) + "\n")
     return path
+
+
+def written(path: Path) -> str:
+    """How a session names a data file it wrote: relative to the repo when inside it, and how to record it if not."""
+    shown = path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path
+    return f"{shown}" + ("" if recording() else " (not recorded in docs/data: add `-- --record`, or run `-t data`)")

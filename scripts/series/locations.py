@@ -27,6 +27,26 @@ def package_index_url() -> str:
     return os.environ.get("RUNGUARD_INDEX_URL", "https://pypi.org/simple").rstrip("/")
 
 
+RECORD_ENV = "RUNGUARD_RECORD"  # "1": sessions record their results in docs_data_dir()
+
+
 def docs_data_dir() -> Path:
-    """Where sessions write the JSON data files that the documentation site renders (``RUNGUARD_DATA``: elsewhere)."""
+    """The recorded data files that the documentation site renders: ``docs/data`` (``RUNGUARD_DATA``: elsewhere)."""
     return Path(os.environ.get("RUNGUARD_DATA", REPO_ROOT / "docs" / "data")).resolve()
+
+
+def recording() -> bool:
+    """Whether sessions record their results in :func:`docs_data_dir`.
+
+    They do when asked to (``RUNGUARD_RECORD=1``, which the noxfile sets for ``-t data`` and ``-- --record``) or when
+    ``RUNGUARD_DATA`` points the files elsewhere.
+    """
+    return os.environ.get(RECORD_ENV) == "1" or "RUNGUARD_DATA" in os.environ
+
+
+def results_dir() -> Path:
+    """Where sessions write data files: :func:`docs_data_dir` when :func:`recording`, else the cache's ``results/``.
+
+    So a run that was not asked to record (``python3 run.py`` alone) leaves the tracked tree as it was.
+    """
+    return docs_data_dir() if recording() else cache_dir() / "results"

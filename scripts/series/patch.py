@@ -248,7 +248,11 @@ def _file_changes(path: Path, scratch: Path) -> tuple[FileChange, ...]:
     inside a repository, git would leave out the paths outside the current directory.
     """
     outside = {"GIT_CEILING_DIRECTORIES": str(scratch.parent)}
-    output = run_git("apply", "--numstat", "--summary", str(path.resolve()), cwd=scratch, env=outside).stdout
+    listed = run_git("apply", "--numstat", "--summary", str(path.resolve()), cwd=scratch, env=outside, check=False)
+    if listed.returncode != 0:  # git names the line of the file it read, which is the patch file itself
+        reasons = [line.removeprefix("error: ") for line in listed.stderr.splitlines() if line.strip()]
+        raise RunguardError(f"{path}: git cannot read it as a patch: {reasons[-1] if reasons else 'no diff'}")
+    output = listed.stdout
     created = {line.split()[-1] for line in output.splitlines() if line.strip().startswith("create mode")}
     changes: list[FileChange] = []
     for line in output.splitlines():

@@ -6,6 +6,7 @@ import sys
 
 import nox
 
+from scripts.series.datafiles import written
 from scripts.sessions.glue import options, patched_bases
 from scripts.validate.applicability import write_applicability
 
@@ -25,4 +26,4 @@ def applicability(session: nox.Session) -> None:
     """Write docs/data/applicability.json: each patch's outcome on every base; `-- --checkout PATH` adds one."""
     given = options(session)
     command = " ".join(["python3 run.py -s applicability", *(["--", *session.posargs] if session.posargs else [])])
-    session.log(f"wrote {write_applicability(given.base, given.checkout, command)}")
+    session.log(f"results written to {written(write_applicability(given.base, given.checkout, command))}")

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import nox
 
-from scripts.series.datafiles import write_data
+from scripts.series.datafiles import write_data, written
 from scripts.series.listing import current_series
-from scripts.series.locations import REPO_ROOT
 from scripts.series.repro import reproduction_scripts
 from scripts.sessions.glue import environment, install_core, patched_bases, scratch
 from scripts.validate.repro import ReproRun, format_runs, keep_run, kept_run, repro_body, run_key, run_reproductions
@@ -51,7 +50,7 @@ def repro(session: nox.Session) -> None:
     version = str(session.run("python", "-c", "import platform; print(platform.python_version())", silent=True))
     path = write_data("repro", COMMAND, repro_body(runs, version.strip()))
     print(format_runs(runs))  # noqa: T201 (the session's report)
-    session.log(f"results written to {path.relative_to(REPO_ROOT)}")
+    session.log(f"results written to {written(path)}")
     wrong = [run.problem() for run in runs if not run.ok]
     if wrong:
         session.error(f"{len(wrong)} reproduction run(s) went wrong: {'; '.join(wrong)}")

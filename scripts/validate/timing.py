@@ -1,13 +1,14 @@
 """``python -m scripts.validate.timing``: how long the default validation, ``python3 run.py``, takes cold and warm.
 
-Cold is a fresh ``git clone`` of this repo's HEAD (so no ``.cache``, ``.nox`` or ``.venv-tools``; uv's own
-download cache may still be warm); warm is a second run in that clone. Each run's time is split by nox
-session. The numbers go to ``docs/data/validation-timing.json``.
+Cold is a fresh ``git clone`` of this repo's HEAD (so no ``.cache``, ``.nox`` or ``.venv-tools``) with empty
+download caches, as on a new machine: uv's, pip's and npm's point at new directories under the scratch directory.
+Warm is a second run in that clone, with those caches as the first run left them. Each run's time is split by nox
+session; after both, the clone must be as checked out (``git status --porcelain`` empty), and the disk each
+directory the runs made takes is recorded. The numbers go to ``docs/data/validation-timing.json``.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -18,13 +19,19 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from scripts.series.datafiles import write_data
-from scripts.series.errors import entry_point
+from scripts.series.datafiles import write_data, written
+from scripts.series.errors import ArgumentParser, entry_point, error_line
 from scripts.series.git import git_output, run_git
-from scripts.series.locations import REPO_ROOT
+from scripts.series.locations import RECORD_ENV, REPO_ROOT
+from scripts.validate.goals import VALIDATION_SECONDS
 
-GOALS = {"warm": 60, "cold": 150}  # seconds, on a 2-core machine
 SESSION_START = re.compile(r"^nox > Running session (\S+)")
+# The variables of this process that the runs in the clone do not inherit: they would move its cache or its data.
+NOT_INHERITED = ("RUNGUARD_CACHE", "RUNGUARD_DATA", RECORD_ENV)
+# Download caches, each pointed at an empty directory so that the cold run starts as on a new machine.
+DOWNLOAD_CACHES = {"UV_CACHE_DIR": "uv-cache", "PIP_CACHE_DIR": "pip-cache", "npm_config_cache": "npm-cache"}
+# What the runs leave behind, measured after them: in the clone and in the download caches.
+MADE = (".venv-tools", ".nox", ".cache", *DOWNLOAD_CACHES.values())
 
 
 @dataclass
@@ -48,10 +55,10 @@ class ValidationRun:
         return self.exit_code == 0 and self.seconds <= self.goal_seconds
 
 
-def _timed_run(clone: Path, run: str) -> ValidationRun:
+def _timed_run(clone: Path, run: str, caches: dict[str, str]) -> ValidationRun:
     """Run ``python3 run.py`` in ``clone``, echoing its output, and time it and each of its sessions."""
-    result = ValidationRun(run, GOALS[run], round(os.getloadavg()[0], 2))
-    env = {key: value for key, value in os.environ.items() if key != "RUNGUARD_CACHE"}
+    result = ValidationRun(run, VALIDATION_SECONDS[run], round(os.getloadavg()[0], 2))
+    env = {key: value for key, value in os.environ.items() if key not in NOT_INHERITED} | caches
     command = [shutil.which("python3") or sys.executable, "run.py"]
     started = time.monotonic()
     current: tuple[str, float] | None = None
@@ -78,7 +85,7 @@ def _timed_run(clone: Path, run: str) -> ValidationRun:
 @entry_point
 def main(argv: list[str] | None = None) -> int:
     """Time a cold and a warm ``python3 run.py`` in a fresh clone under ``--scratch``; write the results."""
-    parser = argparse.ArgumentParser(prog="nox -s timing --", description=__doc__)
+    parser = ArgumentParser(prog="nox -s timing --", description=__doc__)
     parser.add_argument("--scratch", type=Path, required=True, help="where the fresh clone is made")
     options = parser.parse_args(argv)
     # A caught SIGINT is reset to the default in the runs, as in a terminal; an ignored one would stay ignored
@@ -87,21 +94,53 @@ def main(argv: list[str] | None = None) -> int:
     clone = options.scratch / "clone"
     shutil.rmtree(clone, ignore_errors=True)
     options.scratch.mkdir(parents=True, exist_ok=True)
+    caches = {variable: str(options.scratch / name) for variable, name in DOWNLOAD_CACHES.items()}
+    for directory in caches.values():
+        shutil.rmtree(directory, ignore_errors=True)
     run_git("clone", "--quiet", str(REPO_ROOT), str(clone), cwd=options.scratch)
-    runs = [_timed_run(clone, run) for run in ("cold", "warm")]
+    runs = [_timed_run(clone, run, caches) for run in ("cold", "warm")]
+    changed = git_output("status", "--porcelain", cwd=clone)
+    disk = disk_use({name: clone / name if name.startswith(".") else options.scratch / name for name in MADE})
     summary = ", ".join(f"{run.run} {run.seconds:.0f} s (goal {run.goal_seconds} s)" for run in runs)
     body = {
-        "summary": f"python3 run.py took {summary} on {os.cpu_count()} CPUs.",
+        "summary": f"python3 run.py took {summary} on {os.cpu_count()} CPUs, download caches empty at first.",
         "rows": [{**asdict(run), "meets_goal": run.meets_goal} for run in runs],
         "clone": git_output("rev-parse", "HEAD", cwd=clone), "load_average_after": os.getloadavg(),
+        "changed_files": changed.splitlines(), "disk_megabytes": disk,
     }  # fmt: skip
     path = write_data("validation-timing", "python3 run.py -s timing", body)
     for run in runs:
         split = ", ".join(f"{session} {seconds:.0f} s" for session, seconds in run.sessions.items())
         verdict = "meets" if run.meets_goal else "MISSES"
-        print(f"{run.run}: {run.seconds:.0f} s, exit {run.exit_code} ({split}): {verdict} the goal")
-    print(f"results written to {path}")
-    return 0 if all(run.exit_code == 0 for run in runs) else 1
+        print(f"{run.run}: {run.seconds:.0f} s, exit {run.exit_code}: {verdict} the goal ({split})")
+    print("disk: " + ", ".join(f"{name} {megabytes} MB" for name, megabytes in disk.items()))
+    print(f"results written to {written(path)}")
+    if changed:
+        print(error_line(f"the runs changed the clone's tracked files: {' '.join(changed.split())}"), file=sys.stderr)
+    return 0 if all(run.exit_code == 0 for run in runs) and not changed else 1
+
+
+def disk_use(directories: dict[str, Path]) -> dict[str, int]:
+    """The disk, in MB, that the files under each directory take, and ``total``: every file once.
+
+    uv links what it installs from its cache, so a file may be in a venv and in the cache: it counts in both
+    directories but once in the total. A directory that does not exist takes 0.
+    """
+    seen: set[tuple[int, int]] = set()
+    sizes: dict[str, int] = {}
+    total = 0
+    for name, directory in directories.items():
+        size = 0
+        for path in directory.rglob("*"):
+            if path.is_symlink() or not path.is_file():
+                continue
+            status = path.stat()
+            size += status.st_blocks * 512
+            if (status.st_dev, status.st_ino) not in seen:
+                seen.add((status.st_dev, status.st_ino))
+                total += status.st_blocks * 512
+        sizes[name] = round(size / 1e6)
+    return {**sizes, "total": round(total / 1e6)}
 
 
 if __name__ == "__main__":

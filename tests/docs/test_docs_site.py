@@ -6,14 +6,11 @@ Needs mkdocs and the environment the docs session sets (``RUNGUARD_MERMAID_JS``,
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import cast
 
-import pytest
 from mkdocs.utils.meta import get_data
 from mkdocs.utils.yaml import yaml_load  # pyright: ignore[reportUnknownVariableType] (its IO argument)
 
@@ -35,18 +32,6 @@ ASSET_ATTRIBUTES = {
 }  # fmt: skip
 REMOTE = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
 CSS_REMOTE = re.compile(r"url\(\s*['\"]?\s*(https?:)?//|@import\s+['\"]?(https?:)?//", re.IGNORECASE)
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built with warnings as errors (link and anchor validation included)."""
-    directory = tmp_path_factory.mktemp("site")
-    build = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(directory)],
-        cwd=REPO_ROOT, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert build.returncode == 0, build.stdout + build.stderr
-    return directory
 
 
 def _nav_pages(items: object) -> Iterator[str]:

@@ -86,7 +86,7 @@ MIDDLE_FIXED = [*RUNNER_LINES[:14], "fixed 15", *RUNNER_LINES[15:]]
     [
         (
             ["new a", "new b", "new c", *RUNNER_LINES],
-            "applied with offset  not forwarded    Hunk #1 succeeded at 15 (offset 3 lines)",
+            "applied with offset  not forwarded\n    Hunk #1 succeeded at 15 (offset 3 lines)",
         ),
         ([*RUNNER_LINES[:16], "line 17 edited", *RUNNER_LINES[17:]], "applied with 3-way merge"),
     ],
@@ -112,7 +112,43 @@ def test_conflict_leaves_nothing_behind(framework: Path, series: SeriesBuilder, 
     assert code == 1
     assert err.count("\n") == 1
     assert err.startswith("runguard: error: 0001-fix-one.patch does not apply:")
-    assert f"conflict  not forwarded    {RUNNER_FILE}, hunk @@ -1,4 +1,4 @@" in out
+    conflict = next(line for line in out.splitlines() if "0001-fix-one.patch" in line).split()
+    assert conflict[2:6] == ["conflict", "conflict", "not", "forwarded"]
+    assert f"{RUNNER_FILE}, hunk @@ -1,4 +1,4 @@" in out
+    assert checkout_state(framework) == before
+
+
+def test_an_older_checkout_is_named_with_its_version_and_every_patch_tried_on_its_own(
+    framework: Path, series: SeriesBuilder, env: dict[str, str]
+) -> None:
+    pyproject = "python/packages/core/pyproject.toml"
+    write_lines(framework, pyproject, ["[project]", 'name = "agent-framework-core"', 'version = "1.13.0"'])
+    commit_all(framework, "Release 1.13.0")
+    series.add("fix-one", FIXED)
+    series.add("fix-end", [*FIXED[:-1], "fixed 30"])  # after fix-one, but its hunk does not reach the first line
+    series.add("new-file", [*FIXED[:-1], "fixed 30"], files={"python/packages/core/agent_framework/new.py": ["x = 1"]})
+    write_lines(framework, RUNNER_FILE, ["upstream 1", *RUNNER_LINES[1:]])
+    commit_all(framework, "Upstream edits the first line")
+    before = checkout_state(framework)
+
+    code, out, err = apply(framework, env)
+
+    assert code == 1
+    assert err.startswith("runguard: error: 0001-fix-one.patch does not apply:")
+    assert err.count("\n") == 1
+    lines = out.splitlines()
+    assert (
+        lines[0]
+        == f"{framework}, agent-framework-core 1.13.0, older than every base the series is validated on (9.9.9):"
+    )
+    assert "in the series  on its own" in lines[1]
+    table = [line.split("  ") for line in lines[2:] if line[:1].isdigit()]
+    assert [[cell.strip() for cell in row if cell.strip()][1:4] for row in table] == [
+        ["0001-fix-one.patch", "conflict", "conflict"],
+        ["0002-fix-end.patch", "not reached", "applied clean"],
+        ["0003-new-file.patch", "not reached", "applied clean"],
+    ]
+    assert lines[-1] == "summary: 1 conflict; on its own, 2 of 3 patches apply"
     assert checkout_state(framework) == before
 
 

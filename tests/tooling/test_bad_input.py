@@ -91,3 +91,15 @@ def test_entry_points_report_one_line(tmp_path: Path, env: dict[str, str]) -> No
     assert bench.returncode == 1
     assert bench.stderr.startswith("runguard: error: agent-framework-core 0.0.404 is not on PyPI")
     assert bench.stderr.count("\n") == 1
+
+
+def test_an_unknown_flag_is_named(env: dict[str, str]) -> None:
+    result = run_cli("apply", "--bogus", env=env)
+    assert_one_line_error(result.returncode, result.stderr, "unrecognized arguments: --bogus")
+    bench = run_module("scripts.bench", "--scratch", "x", "--bogus", env=env)
+    assert_one_line_error(bench.returncode, bench.stderr, "unrecognized arguments: --bogus")
+
+
+def test_apply_without_a_target_says_what_it_needs(env: dict[str, str]) -> None:
+    result = run_cli("apply", env=env)
+    assert_one_line_error(result.returncode, result.stderr, "apply needs --base VERSION or --checkout PATH")

@@ -155,3 +155,18 @@ def test_repro_rows_of_each_script_survive_the_merge(tmp_path: Path) -> None:
     merge_artifacts(artifacts, tmp_path / "data")
     merged = json.loads((tmp_path / "data" / "repro.json").read_text())["rows"]
     assert len(merged) == 8
+
+
+def test_the_readme_states_the_matrix_of_every_ci_python() -> None:
+    """The README's job count is the matrix with CPython 3.10 to 3.13, as in CI (whatever this machine has)."""
+    every_python = ("3.10", "3.11", "3.12", "3.13")
+    listed = {(entry["name"], entry["python"] is not None) for entry in nox_sessions(list_sessions())}
+    listing = [
+        _entry(name, python)
+        for name, per_python in sorted(listed)
+        for python in (every_python if per_python else (None,))
+    ]
+    cells = build_matrix(listing, current_bases())
+    stated = re.search(r"the matrix is (\d+) jobs", (REPO_ROOT / "README.md").read_text())
+    assert stated is not None
+    assert int(stated[1]) == len(cells)

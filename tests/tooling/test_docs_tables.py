@@ -30,18 +30,40 @@ def test_rows_render_with_the_stamp_and_extra_fields_are_ignored(tmp_path: Path)
     data = _write(tmp_path, "bench", {"produced": STAMP, "rows": [row], "summary": "Worst time ratio 1.004."})
     text = render_dataset("bench", data, SERIES)
     assert "Produced **2026-11-29T19:30:00+00:00** on Linux x86_64" in text
-    assert "Worst time ratio 1.004." in text
-    assert "| 1.22.0 | chain | 1.004 |" in text
+    assert "Worst time ratio 1.004: meets the goal (at most 1.01)." in text
+    assert "| 1.22.0 | chain | 1.004 | yes |" in text
     assert "ignored" not in text
     assert "spread" not in text, "an optional column shows only when a row has it"
     assert "older series" not in text
+
+
+def test_a_stored_summary_is_shown_above_the_table(tmp_path: Path) -> None:
+    row = {"run": "cold", "seconds": 120.0, "goal_seconds": 150, "meets_goal": True}
+    data = _write(tmp_path, "validation-timing", {"produced": STAMP, "rows": [row], "summary": "It took 120 s."})
+    assert "It took 120 s.\n\n| run |" in render_dataset("validation-timing", data, SERIES)
+
+
+def test_a_benchmark_above_the_goal_is_marked_and_a_short_run_says_so(tmp_path: Path) -> None:
+    rows = [
+        {"base": "1.22.0", "benchmark": "chain", "kind": "time", "ratio": 1.005, "pairs": 3},
+        {"base": "1.22.0", "benchmark": "stream", "kind": "time", "ratio": 1.798, "pairs": 3},
+        {"base": "1.22.0", "benchmark": "memory", "kind": "memory", "ratio": 1.0, "flat": True},
+    ]
+    stored = "Worst time ratio 1.798 (goal: at most 1.01)"
+    data = _write(tmp_path, "bench", {"produced": STAMP, "rows": rows, "summary": stored})
+    text = render_dataset("bench", data, SERIES)
+    assert "Worst time ratio 1.798: **misses the goal** (at most 1.01); 1 of 2 workloads are above it." in text
+    assert "Measured with 3 interleaved pair(s) per workload, fewer than a full run's 11." in text
+    assert "| 1.22.0 | stream | 1.798 | no |" in text
+    assert "| 1.22.0 | memory | 1.000 | yes |" in text
+    assert stored not in text
 
 
 def test_the_timing_file_names_the_timing_session(tmp_path: Path) -> None:
     assert "python3 run.py -s timing" in render_dataset("validation-timing", tmp_path, SERIES)
     stale: dict[str, object] = {"produced": {**STAMP, "series": "ba9876543210"}, "rows": []}
     text = render_dataset("validation-timing", _write(tmp_path, "validation-timing", stale), SERIES)
-    assert "Run `python3 run.py -s timing` again" in text
+    assert "Run `python3 run.py -s timing -- --record` again" in text
 
 
 def test_the_timing_table_shows_the_load_each_run_started_under(tmp_path: Path) -> None:
@@ -104,8 +126,8 @@ def test_redgreen_renders_the_redgreen_sessions_evidence(tmp_path: Path) -> None
     assert "| base | Python 3.11.7 |" in text
     assert "| 1.22.0 | **FAIL:** 1/3 proven |" in text
     assert "| 1.22.0 | `0001-a.patch` | `test_x::test_y` | lost the write | proven |" in text
-    assert "| `test_x::test_z` | lost the write | green **FAIL:** AssertionError |" in text
-    assert "| 1.22.0 | `0002-b.patch` | - | - | **FAIL:** no test ran |" in text
+    assert "| `test_x::test_z` | lost the write | 3.11.7: green **FAIL:** AssertionError |" in text
+    assert "| 1.22.0 | `0002-b.patch` | - | - | 3.11.7: **FAIL:** no test ran |" in text
     assert "Every test failed without its patch" not in text
 
 
@@ -121,7 +143,7 @@ def test_redgreen_is_a_base_by_python_matrix(tmp_path: Path) -> None:
     assert "**Every test failed without its patch and passed with it, on every Python.**" in text
     assert "| base | Python 3.10.13 | Python 3.12.1 |" in text
     assert "| 1.22.0 | 0/1 proven, 1 skipped (not for this Python) | 1/1 proven |" in text
-    assert "| 1.22.0 | `0001-a.patch` | `t::a` | skipped | skipped: no count on 3.10 | proven |" in text
+    assert "| 1.22.0 | `0001-a.patch` | `t::a` | skipped | 3.10.13: skipped: no count on 3.10; 3.12.1: proven |" in text
 
 
 def test_redgreen_without_its_patches_list_names_it(tmp_path: Path) -> None:
@@ -156,3 +178,14 @@ def test_repro_renders_each_script_base_and_package(tmp_path: Path) -> None:
     )
     assert "| leak | 1.22.0 | unpatched | 1 |" in text
     assert "observed: lost" in text
+
+
+def test_redgreen_details_keep_one_column_for_the_pythons(tmp_path: Path) -> None:
+    proven = {"test": "t::a", "red": {"ok": True, "detail": "lost"}, "green": {"ok": True, "detail": "passed"}}
+    patches = [
+        {"python": python, "base": "1.22.0", "patch": "0001-a.patch", "tests": [proven]}
+        for python in ("3.10.13", "3.11.7", "3.12.1", "3.13.0")
+    ]
+    text = render_dataset("redgreen", _write(tmp_path, "redgreen", {"produced": STAMP, "patches": patches}), SERIES)
+    assert "| base | patch | test | without the patch (red) | on each Python |" in text
+    assert "| 1.22.0 | `0001-a.patch` | `t::a` | lost | proven on every Python |" in text

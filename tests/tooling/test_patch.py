@@ -131,3 +131,14 @@ def test_runguards_own_trailers_and_line_counts(series: SeriesBuilder, patches: 
 def test_a_patch_applied_upstream_is_a_backport(series: SeriesBuilder) -> None:
     path = series.add("back", ["changed", *RUNNER_LINES[1:]], "Upstream-Status: applied upstream in 1.23.0; backport")
     assert read_patch(path).is_backport
+
+
+def test_a_corrupt_patch_is_named_with_the_line_git_stopped_at(series: SeriesBuilder, env: dict[str, str]) -> None:
+    patch = series.add("fix", ["changed", *RUNNER_LINES[1:]])
+    lines = patch.read_text().splitlines(keepends=True)
+    hunk = next(number for number, line in enumerate(lines) if line.startswith("@@ "))
+    lines.insert(hunk + 2, "this line is neither context nor a change\n")
+    patch.write_text("".join(lines))
+    with pytest.raises(RunguardError) as raised:
+        read_patch(patch)
+    assert str(raised.value) == f"{patch}: git cannot read it as a patch: corrupt patch at line {hunk + 3}"

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from scripts.apply import copies
 from scripts.apply.copies import patched_copy
 from scripts.apply.engine import Outcome, SeriesConflict
+from scripts.series.common import TERMINAL_COLUMNS
 from scripts.series.listing import read_series
 from tests.tooling.helpers import RUNNER_FILE, RUNNER_LINES, SeriesBuilder, commit_all, git, write_lines
 
@@ -58,3 +60,23 @@ def test_conflict_leaves_no_copy(framework: Path, series: SeriesBuilder, env: di
     with pytest.raises(SeriesConflict):
         patched_copy(framework, "synthetic", read_series(series.patches))
     assert list((Path(env["RUNGUARD_CACHE"]) / "patched").iterdir()) == []
+
+
+def test_a_base_s_outcome_table_is_printed_once_per_process_within_the_terminal_width(
+    framework: Path, series: SeriesBuilder, env: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    status = "applied upstream in main after python-1.23.0 (#10204); backport only, never exported as a PR"
+    series.add("a-patch-with-a-long-name-like-the-series-has-them", FIXED, f"Upstream-Status: {status}")
+
+    def materialized(version: str) -> Path:
+        return framework
+
+    monkeypatch.setattr(copies, "materialize_base", materialized)
+    first = copies.prepare_base("9.9.9")
+    assert copies.prepare_base("9.9.9") == first
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "agent-framework-core 9.9.9:"
+    assert sum(line.endswith(":") and line.startswith("agent-framework-core") for line in printed) == 1
+    assert all(len(line) <= TERMINAL_COLUMNS for line in printed)
+    assert "never exported as a PR" in " ".join(printed)

@@ -10,6 +10,7 @@ from typing import Any, cast
 import pytest
 
 from scripts.apply.copies import patched_copy
+from scripts.series.common import TERMINAL_COLUMNS
 from scripts.series.listing import read_series
 from scripts.validate.junit import JunitCase, read_report
 from scripts.validate.prefixes import clone_prefixes
@@ -117,9 +118,11 @@ def test_proof_pairs_runs_and_fails_on_anything_missing(tmp_path: Path) -> None:
     assert not_green.tests[0].green.detail == "not run: missing from this run's junit report"
 
     table = format_proofs([proven, not_green, no_test]).splitlines()
-    assert table[1].split() == ["1.0", "0001-a.patch", "t::a", "x", "was", "lost", "passed"]
-    assert "FAIL: not run" in table[2]
-    assert "FAIL: no test ran" in table[3]
+    assert table[1].split() == ["1.0", "0001-a.patch", "1/1", "proven"]
+    assert table[2].split() == ["1.0", "0002-b.patch", "FAIL:", "0/1", "proven"]
+    assert table[3].strip().startswith("t::b: red x was lost; green FAIL: not run")
+    assert "FAIL: no test ran" in table[4]
+    assert all(len(line) <= TERMINAL_COLUMNS for line in table)
 
     body = evidence([proven, not_green], "3.11.7")
     assert (body["pythons"], body["bases"], body["ok"]) == (["3.11.7"], ["1.0"], False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -11,9 +12,13 @@ from typing import Any, cast
 import nox
 import pytest
 
-from scripts.series.common import venv_python
+from scripts.series.common import TERMINAL_COLUMNS, venv_python
+from scripts.series.datafiles import write_data
 from scripts.series.errors import RunguardError
+from scripts.series.locations import RECORD_ENV, REPO_ROOT, recording, results_dir
 from scripts.sessions import glue
+from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder
+from tests.tooling.index_server import Index, serve_index
 
 JUNIT = '<testsuites><testsuite><testcase classname="tests.test_a" name="test_b"/></testsuite></testsuites>'
 
@@ -31,6 +36,10 @@ class SessionFailed(Exception):
     """What ``session.error`` raises in nox, here with the message kept."""
 
 
+class SessionSkipped(Exception):
+    """What ``session.skip`` raises in nox, here with the message kept."""
+
+
 class StandIn:
     """Records what a session function asks nox to do; ``run`` writes ``report`` as pytest's junit report."""
 
@@ -41,6 +50,8 @@ class StandIn:
         self.places: list[Path] = []
         self.env: dict[str, str | None] = {"TMPDIR": str(tmp)}
         self.logged: list[str] = []
+        self.name = "stand-in"
+        self.posargs: list[str] = []
 
     def create_tmp(self) -> str:
         return str(self.tmp)
@@ -50,6 +61,9 @@ class StandIn:
 
     def error(self, message: str) -> None:
         raise SessionFailed(message)
+
+    def skip(self, message: str) -> None:
+        raise SessionSkipped(message)
 
     @contextmanager
     def chdir(self, place: Path) -> Generator[None, None, None]:
@@ -74,6 +88,19 @@ def test_a_runguard_error_fails_the_session_with_one_line(tmp_path: Path) -> Non
 
     with pytest.raises(SessionFailed, match=r"^runguard: error: the series is broken$"):
         failing(_session(StandIn(tmp_path, None)))
+
+
+def test_bad_arguments_fail_one_session_and_skip_the_next_ones_given_them(tmp_path: Path) -> None:
+    @glue.reported
+    def cell(session: nox.Session) -> None:
+        glue.options(session)
+
+    stand_in = StandIn(tmp_path, None)
+    stand_in.name, stand_in.posargs = "wheel-3.10", ["--bogus-flag-for-this-test"]
+    with pytest.raises(SessionFailed, match=r"^runguard: error: unrecognized arguments: --bogus-flag-for-this-test$"):
+        cell(_session(stand_in))
+    with pytest.raises(SessionSkipped, match="its arguments failed the session above"):
+        cell(_session(stand_in))
 
 
 def test_pytest_returns_the_report_and_runs_where_asked(tmp_path: Path) -> None:
@@ -130,6 +157,88 @@ def test_a_silent_command_of_another_venv_is_shown_only_when_it_fails(
     output = glue.run_in_venv(_session(stand_in), venv, "pytest", junit, cwd=tmp_path, env=env, silent=True)
     assert output == f"ran in {tmp_path} with {venv} bytecode 1\n"
     assert capsys.readouterr().out == ""
+    assert stand_in.logged == [], "nor is the command"
     with pytest.raises(SessionFailed, match="exited 3"):
         glue.run_in_venv(_session(stand_in), venv, "pytest", junit, cwd=tmp_path, env={**env, "EXIT": "3"}, silent=True)
     assert capsys.readouterr().out == output
+    assert [line.split("  ")[0] for line in stand_in.logged] == [f"pytest {junit}"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "records"),
+    [
+        (["nox"], False),
+        (["nox", "-s", "redgreen-3.11"], False),
+        (["nox", "-t", "data"], True),
+        (["nox", "--tags", "ship", "data"], True),
+        (["nox", "-s", "repro", "--", "--record"], True),
+        (["nox", "-s", "repro", "--", "--base", "1.0.0"], False),
+    ],
+)
+def test_the_sessions_record_only_when_asked(
+    argv: list[str], records: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(RECORD_ENV, "0")  # restored to how it was after the test, as command_line sets it
+    monkeypatch.delenv("RUNGUARD_DATA", raising=False)
+    monkeypatch.setenv("RUNGUARD_CACHE", str(tmp_path / "cache"))
+
+    def cached_sdist(version: str) -> Path:
+        return tmp_path / f"{version}.tar.gz"
+
+    monkeypatch.setattr(glue, "fetch_sdist", cached_sdist)
+    glue.command_line(argv)
+    assert recording() is records
+    assert results_dir() == (REPO_ROOT / "docs" / "data" if records else tmp_path / "cache" / "results")
+    if not records:
+        written = write_data("example", "python3 run.py -s example", {"rows": []})
+        assert written == tmp_path / "cache" / "results" / "example.json"
+
+
+def test_data_files_go_where_runguard_data_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(RECORD_ENV, "0")
+    monkeypatch.setenv("RUNGUARD_DATA", str(tmp_path / "data"))
+    assert write_data("example", "python3 run.py -s example", {"rows": []}) == tmp_path / "data" / "example.json"
+
+
+def test_a_base_without_an_sdist_is_one_error_before_any_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RUNGUARD_CACHE", str(tmp_path / "cache"))
+    with serve_index(Index(["1.0.0"])) as index:
+        monkeypatch.setenv("RUNGUARD_INDEX_URL", f"{index.url}/simple")
+        with pytest.raises(SystemExit):
+            glue.command_line(["nox", "-s", "wheel", "--", "--base", "9.9.9"])
+    error = capsys.readouterr().err
+    assert error.startswith("runguard: error: agent-framework-core 9.9.9 is not on PyPI")
+    assert error.count("\n") == 1
+    assert not list(tmp_path.rglob("*.tar.gz"))
+
+
+def test_a_corrupt_patch_is_one_error_naming_it_before_any_session(
+    series: SeriesBuilder, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    patch = series.add("fix", ["changed", *RUNNER_LINES[1:]])
+    patch.write_text(patch.read_text().replace("\n@@ ", "\n@@ broken\n@@ ", 1))
+    with pytest.raises(SystemExit):
+        glue.command_line(["nox"])
+    error = capsys.readouterr().err
+    assert error.startswith(f"runguard: error: {patch}: git cannot read it as a patch: ")
+    assert error.count("\n") == 1
+
+
+def test_nox_log_lines_keep_within_the_terminal_width() -> None:
+    command = f"pytest --junitxml={REPO_ROOT}/.nox/tests/tmp/{'x' * 150}.xml tests/tooling"
+    record = logging.LogRecord("nox", logging.INFO, __file__, 1, "%s", (command,), None)
+    assert glue.ShortLines().filter(record)
+    shown = f"nox > {record.getMessage()}"
+    assert len(shown) <= TERMINAL_COLUMNS
+    assert shown.startswith("nox > pytest --junitxml=.nox/tests/tmp/xxx")
+    assert shown.endswith("xxx.xml tests/tooling")
+    failed = logging.LogRecord(
+        "nox", logging.ERROR, __file__, 1, "Command %s failed with exit code 3", (command,), None
+    )
+    assert glue.ShortLines().filter(failed)
+    assert failed.getMessage() == f"Command {command} failed with exit code 3", "an error is left whole"
+    short = logging.LogRecord("nox", logging.INFO, __file__, 1, "Running session %s", ("lint",), None)
+    assert glue.ShortLines().filter(short)
+    assert short.getMessage() == "Running session lint"

@@ -61,7 +61,9 @@ def test_applied_upstream_patch_is_reported_with_its_status(
     series.add("later", [*FIXED[:24], "fixed 25", *FIXED[25:]])
     write_lines(framework, RUNNER_FILE, [*RUNNER_LINES[:14], "upstream's own fix", *RUNNER_LINES[15:]])
     commit_all(framework, "Upstream fixes it its own way")
-    fix_row = next(line for line in apply_output(framework, env).splitlines() if "0001-fix.patch" in line)
-    assert "already upstream" in fix_row
-    assert status in fix_row
-    assert "consider dropping it from the series" in fix_row
+    lines = apply_output(framework, env).splitlines()
+    row = next(number for number, line in enumerate(lines) if "0001-fix.patch" in line)
+    assert "already upstream" in lines[row]
+    assert status in lines[row]
+    detail = " ".join(line.strip() for line in lines[row + 1 : row + 3])  # below its row, wrapped at 120 columns
+    assert detail.endswith("(Upstream-Detect); skipped, consider dropping it from the series")
