@@ -1,4 +1,4 @@
-"""Small helpers every layer shares: tables, markdown sections, test names, file hashes, venvs, uv, processes at once."""
+"""Small helpers every layer shares: tables, markdown sections, test names, file hashes, venvs, uv, side by side."""
 
 from __future__ import annotations
 

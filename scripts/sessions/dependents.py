@@ -1,9 +1,9 @@
-"""The ``downstream`` session: the packages that depend on the core, their own test suites before and after the series.
+"""The ``downstream`` session: the packages that depend on the core, their test suites before and after the series.
 
 See :mod:`scripts.validate.downstream` for the packages, the frozen sets and the comparison. Each package gets a
 fresh venv per base: the released core, the package at the base's release and its test dependencies, all from the
-base's frozen set, with what upstream's own test environment has beside them (``UPSTREAM_TEST_DEPS``); its suite runs, the patched core replaces the released one (nothing else changes, which is
-checked), and the suite runs again.
+base's frozen set, with what upstream's own test environment has beside them (``UPSTREAM_TEST_DEPS``); its suite
+runs, the patched core replaces the released one (nothing else changes, which is checked), and the suite runs again.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _freeze(session: nox.Session, venv: Path) -> str:
 
 
 def _run_package(  # noqa: PLR0913 (one package on one base: what, where its tests are, which cores)
-    session: nox.Session, package: Downstream, frozen: FrozenSet, tests: tuple[Path, str], base: Path,
+    session: nox.Session, package: Downstream, *, frozen: FrozenSet, tests: tuple[Path, str], base: Path,
     patched: PatchedCheckout,
 ) -> dict[str, object]:  # fmt: skip
     """Install ``package`` beside the released core, run its suite, swap in the patched core, run it again."""
@@ -102,7 +102,7 @@ def _run_package(  # noqa: PLR0913 (one package on one base: what, where its tes
             session, f"{label}-alone-{number}", *PYTEST_ARGS, node_id(test, root), cwd=root, venv=venv,
             must_pass=False,
         )  # fmt: skip
-        alone[test] = cases[test].outcome if test in cases else "error"  # not found alone: not shown to be flaky
+        alone[test] = cases[test].outcome if test in cases else "not run"
     run = PackageRun(run.base, python, run.package, version, run.tests_from, run.before, run.after, alone)
     for line in run.report():
         session.log(line)
@@ -132,9 +132,9 @@ def downstream(session: nox.Session) -> None:
             if not tests[0].is_dir():
                 session.warn(f"runguard: {package.name}: the checkout has no {package.directory}; not run")
                 continue
-            rows.append(_run_package(session, package, frozen, tests, base, patched))
+            rows.append(_run_package(session, package, frozen=frozen, tests=tests, base=base, patched=patched))
     record = docs_data_dir() / f"{RECORD}.json"
-    earlier = json.loads(record.read_text()) if record.is_file() else {}
+    earlier: dict[str, object] = json.loads(record.read_text()) if record.is_file() else {}
     body = merge_rows(earlier, rows, current_series().short_digest())
     command = f"python3 run.py -s {session.name}" + (" -- --checkout PATH" if checkout else "")
     path = write_data(RECORD, command, body)

@@ -1,4 +1,4 @@
-"""Fetch sdists (``agent-framework-core``'s and its downstream packages') from the package index into a verified cache."""
+"""Fetch sdists (agent-framework-core's and its downstream packages') from the package index into a verified cache."""
 
 from __future__ import annotations
 

@@ -68,7 +68,8 @@ PACKAGES = (
 
 def downstream_pythons(packages: Iterable[Downstream] = PACKAGES) -> list[str]:
     """Every Python some package is tested on, oldest first."""
-    return sorted({python for package in packages for python in package.pythons}, key=lambda v: tuple(map(int, v.split("."))))
+    found = {python for package in packages for python in package.pythons}
+    return sorted(found, key=lambda version: tuple(map(int, version.split("."))))
 
 
 PIN = re.compile(r"^(?P<name>[A-Za-z0-9._-]+)==(?P<version>\S+)$")
@@ -132,13 +133,13 @@ class PackageRun:
 
     @property
     def regressions(self) -> list[str]:
-        """Suspects that fail again when rerun alone: the series broke them."""
-        return [test for test in self.suspects if self.alone.get(test) in FAILING]
+        """Suspects that did not pass when rerun alone (or were not rerun): the series broke them."""
+        return [test for test in self.suspects if self.alone.get(test) != "passed"]
 
     @property
     def flaky(self) -> list[str]:
-        """Suspects that pass when rerun alone."""
-        return [test for test in self.suspects if self.alone.get(test) not in FAILING]
+        """Suspects that passed when rerun alone."""
+        return [test for test in self.suspects if self.alone.get(test) == "passed"]
 
     def row(self) -> dict[str, Any]:
         """The run as a row of ``docs/data/downstream.json``."""
