@@ -24,7 +24,7 @@ from scripts.sessions.glue import (
     UPSTREAM_TEST_DEPS,
     fresh_venv,
     install_into,
-    options,
+    parser,
     patched_bases,
     run_pytest,
     scratch,
@@ -34,10 +34,10 @@ from scripts.sessions.glue import (
 from scripts.sources.checkout import open_checkout, snapshot_checkout
 from scripts.sources.pypi import fetch_sdist, unpack_sdist
 from scripts.validate.downstream import (
-    PACKAGES,
     Downstream,
     FrozenSet,
     PackageRun,
+    chosen,
     downstream_pythons,
     frozen_set,
     merge_rows,
@@ -111,10 +111,16 @@ def _run_package(  # noqa: PLR0913 (one package on one base: what, where its tes
 
 def downstream(session: nox.Session) -> None:
     """Packages built on the core, on PyPI: their own tests before vs after the series (`-- --checkout PATH`)."""
-    given = options(session)
+    arguments = parser(session)
+    arguments.add_argument("--checkout", help="a git clone of microsoft/agent-framework: the tests of the packages")
+    arguments.add_argument("--package", action="append", help="test this package only (repeatable)")
+    given = arguments.parse_args(session.posargs)
     python = str(session.python)
-    packages = [package for package in PACKAGES if python in package.pythons]
+    packages = [package for package in chosen(given.package or []) if python in package.pythons]
+    if not packages:
+        session.skip(f"no package chosen is tested on Python {python}")
     checkout = snapshot_checkout(open_checkout(Path(given.checkout))) if given.checkout else None
+    bases = [(frozen_set(version), base, patched) for version, base, patched in patched_bases(session)]
     if checkout is None:
         for package in packages:
             if not package.tests_in_sdist:
@@ -123,8 +129,7 @@ def downstream(session: nox.Session) -> None:
                     "microsoft/agent-framework, to run the tests it has there)"
                 )
     rows: list[dict[str, object]] = []
-    for version, base, patched in patched_bases(session):
-        frozen = frozen_set(version)
+    for frozen, base, patched in bases:
         for package in packages:
             tests = _sources(session, package, frozen.version(package), checkout)
             if tests is None:

@@ -47,7 +47,9 @@ PACKAGES = (
         test_deps=("agent-framework-orchestrations",),
     ),
     Downstream("agent-framework-orchestrations", "python/packages/orchestrations", tests_in_sdist=False),
-    Downstream("agent-framework-declarative", "python/packages/declarative", tests_in_sdist=False),
+    Downstream(
+        "agent-framework-declarative", "python/packages/declarative", tests_in_sdist=False, test_deps=("mcp[ws]",)
+    ),
     Downstream(
         "agent-framework-devui", "python/packages/devui", tests_in_sdist=False,
         test_deps=("agent-framework-orchestrations",),
@@ -64,6 +66,15 @@ PACKAGES = (
     ),
     Downstream("agent-framework-foundry-hosting", "python/packages/foundry_hosting", tests_in_sdist=False),
 )  # fmt: skip
+
+
+def chosen(names: Sequence[str], packages: Sequence[Downstream] = PACKAGES) -> list[Downstream]:
+    """The packages named (all when none is); an unknown name is an error naming the known ones."""
+    unknown = sorted(set(names) - {package.name for package in packages})
+    if unknown:
+        known = ", ".join(package.name for package in packages)
+        raise RunguardError(f"no downstream package {', '.join(unknown)}; known: {known}")
+    return [package for package in packages if not names or package.name in names]
 
 
 def downstream_pythons(packages: Iterable[Downstream] = PACKAGES) -> list[str]:

@@ -19,6 +19,7 @@ from scripts.validate.downstream import (
     PACKAGES,
     Downstream,
     PackageRun,
+    chosen,
     downstream_pythons,
     frozen_set,
     merge_rows,
@@ -170,3 +171,12 @@ def test_an_sdist_unpacks_to_its_top_directory(tmp_path: Path) -> None:
     (tmp_path / "broken.tar.gz").write_bytes(b"not a tarball")
     with pytest.raises(RunguardError, match=r"cannot unpack .*broken.tar.gz"):
         unpack_sdist(tmp_path / "broken.tar.gz", tmp_path / "elsewhere")
+
+
+def test_packages_are_chosen_by_name_and_an_unknown_one_is_an_error_naming_the_known_ones() -> None:
+    assert chosen([]) == list(PACKAGES)
+    assert [package.name for package in chosen(["agent-framework-lab"])] == ["agent-framework-lab"]
+    with pytest.raises(
+        RunguardError, match=r"^no downstream package agent-framework-x; known: agent-framework-ag-ui, "
+    ):
+        chosen(["agent-framework-x", "agent-framework-lab"])
