@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import nox
@@ -48,7 +49,7 @@ from scripts.validate.junit import node_id, outcomes
 RECORD = "downstream"  # docs/data/downstream.json
 
 # Upstream's own test command leaves out the tests that need a service; each test is bounded by pytest-timeout.
-PYTEST_ARGS = ("-q", "--continue-on-collection-errors", "-m", "not integration", "--timeout=300")
+PYTEST_ARGS = ("-q", "--disable-warnings", "--continue-on-collection-errors", "-m", "not integration", "--timeout=300")
 
 CORE = "agent-framework-core"
 
@@ -58,15 +59,40 @@ def pythons(found: list[str]) -> list[str]:
     return [python for python in found if python in downstream_pythons()]
 
 
-def _sources(session: nox.Session, package: Downstream, version: str, checkout: Path | None) -> tuple[Path, str] | None:
+@dataclass(frozen=True)
+class TestSource:
+    """Where a package's tests are: ``repo`` (an unpacked sdist or a checkout) and the package's folder in it."""
+
+    repo: Path
+    package: Path
+    label: str  # "sdist", or "checkout <commit>"
+
+    def test_root(self, session: nox.Session, name: str, tests: tuple[str, ...]) -> Path:
+        """A copy of the package's ``pyproject.toml`` and tests to run pytest in (see ``glue.test_root``).
+
+        From a checkout, the copy sits at the package's place in a tree whose other entries (upstream's samples,
+        its declarative agents) are links to the checkout's, as the tests find them there; the package's own
+        source is not linked, so the tests import the installed package.
+        """
+        top = scratch(session) / name
+        shutil.rmtree(top, ignore_errors=True)
+        root = test_root(session, self.repo, f"{name}/{self.package}", package=self.package, tests=tests)
+        for parent in (Path(), Path("python")) if self.package.parts else ():
+            for entry in (self.repo / parent).iterdir():
+                if entry.name != ".git" and not (top / parent / entry.name).exists():
+                    (top / parent / entry.name).symlink_to(entry)
+        return root
+
+
+def _sources(session: nox.Session, package: Downstream, version: str, checkout: Path | None) -> TestSource | None:
     """Where ``package``'s tests come from: its own sdist when it ships them, else the checkout (None: neither)."""
     if package.tests_in_sdist:
         unpacked = scratch(session) / f"sdist-{package.name}-{version}"
         shutil.rmtree(unpacked, ignore_errors=True)
-        return unpack_sdist(fetch_sdist(version, package.name), unpacked), "sdist"
+        return TestSource(unpack_sdist(fetch_sdist(version, package.name), unpacked), Path(), "sdist")
     if checkout is None:
         return None
-    return checkout / package.directory, f"checkout {checkout.name[:12]}"
+    return TestSource(checkout, Path(package.directory), f"checkout {checkout.name[:12]}")
 
 
 def _freeze(session: nox.Session, venv: Path) -> str:
@@ -76,7 +102,7 @@ def _freeze(session: nox.Session, venv: Path) -> str:
 
 
 def _run_package(  # noqa: PLR0913 (one package on one base: what, where its tests are, which cores)
-    session: nox.Session, package: Downstream, *, frozen: FrozenSet, tests: tuple[Path, str], base: Path,
+    session: nox.Session, package: Downstream, *, frozen: FrozenSet, tests: TestSource, base: Path,
     patched: PatchedCheckout,
 ) -> dict[str, object]:  # fmt: skip
     """Install ``package`` beside the released core, run its suite, swap in the patched core, run it again."""
@@ -88,14 +114,14 @@ def _run_package(  # noqa: PLR0913 (one package on one base: what, where its tes
         line = f"runguard: {package.name}=={version} cannot be installed on Python {python} with base {frozen.base}"
         session.warn(f"{line}: {reason}")
         return not_installed(frozen.base, python, package.name, version, reason)
-    root = test_root(session, tests[0], f"tests-{label}", package=Path(), tests=package.test_dirs)
+    root = tests.test_root(session, f"tests-{label}", package.test_dirs)
     before = run_pytest(session, f"{label}-before", *PYTEST_ARGS, cwd=root, venv=venv, must_pass=False)
     frozen_before = _freeze(session, venv)
     install_into(session, venv, "--reinstall-package", CORE, "--no-deps", str(patched.path / CORE_PACKAGE))
     if _freeze(session, venv) != frozen_before:
         session.error(f"{label}: installing the patched core changed other distributions in the venv")
     after = run_pytest(session, f"{label}-after", *PYTEST_ARGS, cwd=root, venv=venv, must_pass=False)
-    run = PackageRun(frozen.base, python, package.name, version, tests[1], outcomes(before), outcomes(after))
+    run = PackageRun(frozen.base, python, package.name, version, tests.label, outcomes(before), outcomes(after))
     alone: dict[str, str] = {}
     for number, test in enumerate(run.suspects):
         cases = run_pytest(
@@ -134,7 +160,7 @@ def downstream(session: nox.Session) -> None:
             tests = _sources(session, package, frozen.version(package), checkout)
             if tests is None:
                 continue
-            if not tests[0].is_dir():
+            if not (tests.repo / tests.package).is_dir():
                 session.warn(f"runguard: {package.name}: the checkout has no {package.directory}; not run")
                 continue
             rows.append(_run_package(session, package, frozen=frozen, tests=tests, base=base, patched=patched))

@@ -33,7 +33,8 @@ class Downstream:
     pythons: tuple[str, ...] = ("3.11",)
     test_dirs: tuple[str, ...] = ("tests",)  # relative to ``directory`` (and to the sdist's top)
     extras: str = ""  # the optional features its tests import, as ``[a,b]``
-    test_deps: tuple[str, ...] = ()  # what its tests import beyond it and the test tools (its ``test`` group)
+    test_deps: tuple[str, ...] = ()  # what its tests import beyond it and the test tools (a framework package among
+    # them is pinned by the frozen set too)
 
     @property
     def requirement(self) -> str:
@@ -57,7 +58,8 @@ PACKAGES = (
     Downstream("agent-framework-a2a", "python/packages/a2a", tests_in_sdist=False),
     Downstream(
         "agent-framework-lab", "python/packages/lab", tests_in_sdist=False,
-        test_dirs=("gaia/tests", "lightning/tests", "tau2/tests"), extras="[gaia,tau2]",
+        test_dirs=("gaia/tests", "lightning/tests", "tau2/tests"), extras="[gaia,lightning,tau2]",
+        test_deps=("agent-framework-openai",),
     ),
     Downstream("agent-framework-hosting", "python/packages/hosting", tests_in_sdist=False),
     Downstream(
