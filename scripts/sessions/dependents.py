@@ -146,7 +146,7 @@ def downstream(session: nox.Session) -> None:
     if not packages:
         session.skip(f"no package chosen is tested on Python {python}")
     checkout = snapshot_checkout(open_checkout(Path(given.checkout))) if given.checkout else None
-    bases = [(frozen_set(version), base, patched) for version, base, patched in patched_bases(session)]
+    bases = [(frozen_set(version), base, patched) for version, base, patched in patched_bases(session, given.base or "")]
     if checkout is None:
         for package in packages:
             if not package.tests_in_sdist:
