@@ -60,7 +60,7 @@ def pythons(found: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class TestSource:
+class SuiteSource:
     """Where a package's tests are: ``repo`` (an unpacked sdist or a checkout) and the package's folder in it."""
 
     repo: Path
@@ -84,15 +84,15 @@ class TestSource:
         return root
 
 
-def _sources(session: nox.Session, package: Downstream, version: str, checkout: Path | None) -> TestSource | None:
+def _sources(session: nox.Session, package: Downstream, version: str, checkout: Path | None) -> SuiteSource | None:
     """Where ``package``'s tests come from: its own sdist when it ships them, else the checkout (None: neither)."""
     if package.tests_in_sdist:
         unpacked = scratch(session) / f"sdist-{package.name}-{version}"
         shutil.rmtree(unpacked, ignore_errors=True)
-        return TestSource(unpack_sdist(fetch_sdist(version, package.name), unpacked), Path(), "sdist")
+        return SuiteSource(unpack_sdist(fetch_sdist(version, package.name), unpacked), Path(), "sdist")
     if checkout is None:
         return None
-    return TestSource(checkout, Path(package.directory), f"checkout {checkout.name[:12]}")
+    return SuiteSource(checkout, Path(package.directory), f"checkout {checkout.name[:12]}")
 
 
 def _freeze(session: nox.Session, venv: Path) -> str:
@@ -102,7 +102,7 @@ def _freeze(session: nox.Session, venv: Path) -> str:
 
 
 def _run_package(  # noqa: PLR0913 (one package on one base: what, where its tests are, which cores)
-    session: nox.Session, package: Downstream, *, frozen: FrozenSet, tests: TestSource, base: Path,
+    session: nox.Session, package: Downstream, *, frozen: FrozenSet, tests: SuiteSource, base: Path,
     patched: PatchedCheckout,
 ) -> dict[str, object]:  # fmt: skip
     """Install ``package`` beside the released core, run its suite, swap in the patched core, run it again."""
@@ -146,7 +146,8 @@ def downstream(session: nox.Session) -> None:
     if not packages:
         session.skip(f"no package chosen is tested on Python {python}")
     checkout = snapshot_checkout(open_checkout(Path(given.checkout))) if given.checkout else None
-    bases = [(frozen_set(version), base, patched) for version, base, patched in patched_bases(session, given.base or "")]
+    selected = patched_bases(session, given.base or "")
+    bases = [(frozen_set(version), base, patched) for version, base, patched in selected]
     if checkout is None:
         for package in packages:
             if not package.tests_in_sdist:

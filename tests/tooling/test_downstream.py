@@ -6,13 +6,15 @@ import io
 import json
 import tarfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import nox
 import pytest
 
 from scripts.ci.merge import merge_artifacts
 from scripts.series.errors import RunguardError
 from scripts.series.listing import current_bases
+from scripts.sessions.dependents import SuiteSource
 from scripts.site.tables import render_dataset
 from scripts.sources.pypi import unpack_sdist
 from scripts.validate.downstream import (
@@ -180,3 +182,45 @@ def test_packages_are_chosen_by_name_and_an_unknown_one_is_an_error_naming_the_k
         RunguardError, match=r"^no downstream package agent-framework-x; known: agent-framework-ag-ui, "
     ):
         chosen(["agent-framework-x", "agent-framework-lab"])
+
+
+class _Scratch:
+    """The part of a nox session a test root needs: its temporary directory."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+
+    def create_tmp(self) -> str:
+        return str(self.tmp)
+
+
+def _write_tree(root: Path, *files: str) -> Path:
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name)
+    return root
+
+
+def test_a_checkouts_tests_sit_at_the_packages_place_beside_links_to_the_checkouts_rest(tmp_path: Path) -> None:
+    checkout = _write_tree(
+        tmp_path / "checkout", ".git/HEAD", "declarative-agents/a.yaml", "python/samples/s.py",
+        "python/packages/x/pyproject.toml", "python/packages/x/tests/test_a.py",
+        "python/packages/x/agent_framework_x/m.py", "python/packages/core/pyproject.toml",
+    )  # fmt: skip
+    session = cast("nox.Session", _Scratch(tmp_path / "scratch"))
+    root = SuiteSource(checkout, Path("python/packages/x"), "checkout 0123").test_root(session, "tests-x", ("tests",))
+    top = tmp_path / "scratch" / "tests-x"
+    assert root == top / "python/packages/x"
+    assert sorted(path.name for path in root.iterdir()) == ["pyproject.toml", "tests"], "no source beside the tests"
+    assert (top / "declarative-agents").resolve() == checkout / "declarative-agents"
+    assert (top / "python/samples/s.py").read_text() == "python/samples/s.py"
+    assert not (top / ".git").exists()
+    assert sorted(path.name for path in (top / "python/packages").iterdir()) == ["x"]
+
+
+def test_an_sdists_tests_are_copied_without_its_source(tmp_path: Path) -> None:
+    sdist = _write_tree(tmp_path / "pkg_x-1.0", "pyproject.toml", "tests/x/test_a.py", "agent_framework_x/m.py")
+    session = cast("nox.Session", _Scratch(tmp_path / "scratch"))
+    root = SuiteSource(sdist, Path(), "sdist").test_root(session, "tests-x", ("tests",))
+    assert root == tmp_path / "scratch" / "tests-x"
+    assert sorted(path.name for path in root.iterdir()) == ["pyproject.toml", "tests"]
