@@ -86,12 +86,14 @@ def node_id(junit_key: str, root: Path) -> str:
     """The pytest id (``tests/x/test_y.py::Class::name[params]``) of the case reported as ``junit_key`` from ``root``.
 
     pytest reports ``tests.x.test_y.Class`` as the class name: its longest prefix that names a file under ``root`` is
-    the module, the rest the classes. A key whose module is not under ``root`` is returned as it is.
+    the module, the rest the classes. A module that failed to collect is reported with an empty class name and the
+    module as the name: its id is the file. A key whose module is not under ``root`` is returned as it is.
     """
     classname, _, name = junit_key.partition("::")
-    parts = classname.split(".")
+    dotted, tail = (classname, [name]) if classname else (name, [])
+    parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
-        module = Path(*parts[:cut]).with_suffix(".py")
+        module = "/".join(parts[:cut]) + ".py"
         if (root / module).is_file():
-            return "::".join([module.as_posix(), *parts[cut:], name])
+            return "::".join([module, *parts[cut:], *tail])
     return junit_key

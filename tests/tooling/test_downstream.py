@@ -88,20 +88,21 @@ def _run(alone: dict[str, str]) -> PackageRun:
 
 def test_failures_in_both_runs_cancel_out_and_a_rerun_alone_tells_regressions_from_flaky_tests() -> None:
     run = _run({"t::broken": "failed", "t::flaky": "passed"})
-    assert run.suspects == ["t::broken", "t::flaky"]
-    assert run.regressions == ["t::broken"]
+    assert run.suspects == ["t::broken", "t::flaky", "t::gone"], "t::gone's module no longer collects"
+    assert run.regressions == ["t::broken", "t::gone"]
     assert run.flaky == ["t::flaky"]
     row = run.row()
     assert (row["tests"], row["passed_before"], row["passed_after"], row["failed_both"]) == (5, 4, 1, 1)
-    assert (row["regressions"], row["flaky"], row["installed"]) == (["t::broken"], ["t::flaky"], True)
+    assert (row["regressions"], row["flaky"], row["installed"]) == (["t::broken", "t::gone"], ["t::flaky"], True)
     report = run.report()
     assert report[0].endswith("5 tests, 4 passed before the series, 1 after, 1 failed in both")
     assert report[1].endswith("REGRESSION passed before, fails after, also alone: t::broken")
-    assert report[2].endswith("flaky: failed after in the suite, passed alone: t::flaky")
+    assert report[2].endswith("REGRESSION passed before, fails after, also alone: t::gone")
+    assert report[3].endswith("flaky: failed after in the suite, passed alone: t::flaky")
 
 
 def test_a_suspect_that_was_not_rerun_is_not_taken_for_flaky() -> None:
-    assert _run({}).regressions == ["t::broken", "t::flaky"]
+    assert _run({}).regressions == ["t::broken", "t::flaky", "t::gone"]
 
 
 def test_the_rows_of_packages_not_run_again_are_kept_while_the_series_is_the_same() -> None:
@@ -114,9 +115,9 @@ def test_the_rows_of_packages_not_run_again_are_kept_while_the_series_is_the_sam
     again = PackageRun("1.0", "3.11", "pkg-a", "2.0", "sdist", BEFORE, BEFORE).row()
     body = merge_rows(earlier, [again], SERIES)
     rows = [(row["base"], row["python"], row["package"], len(row.get("regressions", []))) for row in body["rows"]]
-    assert rows == [("2.0", "3.11", "pkg-a", 2), ("1.0", "3.11", "pkg-a", 0), ("1.0", "3.13", "pkg-b", 0)]
-    assert body["regressions"] == 2
-    assert body["summary"] == "3 package runs, 2 regression(s), 1 package(s) not installed."
+    assert rows == [("2.0", "3.11", "pkg-a", 3), ("1.0", "3.11", "pkg-a", 0), ("1.0", "3.13", "pkg-b", 0)]
+    assert body["regressions"] == 3
+    assert body["summary"] == "3 package runs, 3 regression(s), 1 package(s) not installed."
     assert merge_rows(earlier, [again], "another12345")["rows"] == [again]
 
 
@@ -126,6 +127,7 @@ def test_a_junit_key_becomes_the_pytest_id_of_its_file_class_and_test(tmp_path: 
     assert node_id("tests.ag_ui.test_x::test_y[a.b]", tmp_path) == "tests/ag_ui/test_x.py::test_y[a.b]"
     assert node_id("tests.ag_ui.test_x.TestA.TestB::test_y", tmp_path) == "tests/ag_ui/test_x.py::TestA::TestB::test_y"
     assert node_id("elsewhere.test_z::test_y", tmp_path) == "elsewhere.test_z::test_y"
+    assert node_id("::tests.ag_ui.test_x", tmp_path) == "tests/ag_ui/test_x.py", "a module that did not collect"
 
 
 def _render(tmp_path: Path, rows: list[dict[str, Any]]) -> str:
@@ -139,7 +141,8 @@ def test_the_page_shows_regressions_first_then_every_run_then_what_did_not_insta
     lines = text.splitlines()
     regressions = lines.index("| package | base | Python | test |")
     assert lines[regressions + 2] == "| `pkg-a` | 1.0 | 3.11 | `t::broken` |"
-    assert "| pkg-a | 2.0 | 1.0 | 3.11 | sdist | 5 | 4 | 1 | 1 | 1 | 1 |" in lines
+    assert lines[regressions + 3] == "| `pkg-a` | 1.0 | 3.11 | `t::gone` |"
+    assert "| pkg-a | 2.0 | 1.0 | 3.11 | sdist | 5 | 4 | 1 | 1 | 2 | 1 |" in lines
     assert lines[-1] == "| `pkg-b` | 1.0 | 1.0 | 3.13 | no wheel \\| for 3.13 |"
 
 
