@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import nox
@@ -129,7 +129,7 @@ def _run_package(  # noqa: PLR0913 (one package on one base: what, where its tes
             must_pass=False,
         )  # fmt: skip
         alone[test] = cases[test].outcome if test in cases else "not run"
-    run = PackageRun(run.base, python, run.package, version, run.tests_from, run.before, run.after, alone)
+    run = replace(run, alone=alone)
     for line in run.report():
         session.log(line)
     return run.row()
