@@ -66,7 +66,10 @@ PACKAGES = (
         "agent-framework-hosting-responses", "python/packages/hosting-responses", tests_in_sdist=False,
         test_deps=("fastapi", "httpx"),
     ),
-    Downstream("agent-framework-foundry-hosting", "python/packages/foundry_hosting", tests_in_sdist=False),
+    Downstream(
+        "agent-framework-foundry-hosting", "python/packages/foundry_hosting", tests_in_sdist=False,
+        test_deps=("agent-framework-foundry",),
+    ),
 )  # fmt: skip
 
 
