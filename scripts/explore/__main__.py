@@ -8,11 +8,13 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from scripts.explore.driver import FamilyJob, explore_families, quiet, replay
+from scripts.explore.differential import declared_differences, serve_stdin
+from scripts.explore.driver import FamilyJob, explore_families, quiet, replay, replay_both
 from scripts.explore.operations import parse_ops
 from scripts.explore.shards import WHOLE, merge_shards, parse_shard, read_rows, write_rows
 from scripts.explore.subjects import FAMILIES
 from scripts.series.errors import RunguardError, entry_point
+from scripts.series.listing import current_series
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,6 +32,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, action="append", help="merge the results into this JSON file (repeatable)")
     parser.add_argument("--merge", type=Path, nargs="+", metavar="FILE", help="combine these files' shards into --json")
     parser.add_argument("--replay-command", default="python -m scripts.explore", help="prefix of replay lines")
+    parser.add_argument(
+        "--differential", nargs=2, type=Path, metavar=("UNPATCHED", "PATCHED"),
+        help="run every schedule on both builds (the Pythons of their venvs) and compare: fail on a regression",
+    )  # fmt: skip
+    parser.add_argument("--worker", action="store_true", help="serve schedule requests on stdin (differential mode)")
     return parser
 
 
@@ -52,24 +59,34 @@ def main(argv: list[str] | None = None) -> int:
     targets: list[Path] = options.json or []
     if options.merge:
         return _merge(options.merge, targets)
+    if options.worker:
+        quiet()
+        return serve_stdin()
     if options.schedules < 1 or options.processes < 1:
         raise RunguardError("--schedules and --processes must be at least 1")
+    builds: tuple[Path, Path] | None = tuple(options.differential) if options.differential else None
+    declared = declared_differences(current_series().patches) if builds else []
     if options.replay is not None:
         if len(families) != 1:
             raise RunguardError("--replay needs exactly one --family")
+        if builds is not None:
+            return 1 if replay_both(builds, declared, families[0], options.replay, options.ops) else 0
         quiet()
         ops = parse_ops(options.ops) if options.ops else None
         return 1 if replay(families[0], options.replay, ops) else 0
     shard = "" if options.shard == WHOLE else str(options.shard)
     seeds = options.shard.seeds(options.first_seed, options.schedules)
     jobs = [
-        FamilyJob(family, options.base, options.variant, options.series, seeds, shard, options.replay_command)
+        FamilyJob(
+            family, options.base, options.variant, options.series, seeds, shard, options.replay_command, builds,
+            tuple(declared),
+        )
         for family in families
-    ]
+    ]  # fmt: skip
     results = explore_families(jobs, options.processes)
     for target in targets:
         write_rows(target, [asdict(result) for result in results], options.replay_command)
-    clean = all(result.violating_schedules == 0 for result in results)
+    clean = all(result.violating_schedules == 0 and result.regressions == 0 for result in results)
     return 0 if clean or options.variant == "unpatched" else 1
 
 

@@ -9,23 +9,29 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
+import json
 import logging
 import multiprocessing
 import platform
 import random
+import sys
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from opentelemetry import metrics
 
+from scripts.explore.differential import Declared, Pair, Verdict, confirmed, judge, request
 from scripts.explore.invariants import Violation
 from scripts.explore.loop import PerturbingLoop
-from scripts.explore.operations import Op, Session, format_ops, generate
+from scripts.explore.operations import Op, Session, format_ops, generate, parse_ops
 from scripts.explore.subjects import build_subject
+from scripts.series.errors import RunguardError
 
 MIN_OPS, MAX_OPS = 3, 14
 SHRINK_BUDGET = 150  # schedule runs spent shrinking one violation
@@ -66,6 +72,7 @@ MEMBERS: tuple[tuple[str, frozenset[str], str, str], ...] = (
     ("F1 close() during a pull returns while the run executes", EVERY, "live-after-end", "close() during a pull"),
     ("F1 close() during a pull releases the guard while the run executes", FUNCTIONAL, "overlap", ""),
     ("F2 a late predecessor releases its successor's guard", FUNCTIONAL, "admitted-while-live", ""),
+    ("L1 a run whose event loop was closed by hand keeps the run guard", EVERY, "guard-leaked", "with its event loop"),
     ("F3 closing a FunctionalWorkflowAgent stream leaves the workflow running", frozenset({"functional-agent"}),
      "guard-leaked", ""),
     ("F4 a cancelled or unstarted dropped FunctionalWorkflow run keeps the guard", FUNCTIONAL - {"functional-agent"},
@@ -87,9 +94,20 @@ def schedule_ops(family: str, seed: int) -> list[Op]:
     return generate(rng, family, rng.randint(MIN_OPS, MAX_OPS))
 
 
-def run_schedule(family: str, seed: int, ops: list[Op]) -> list[Violation]:
-    """Run ``ops`` on a fresh object of ``family`` on a loop perturbed by ``seed``; return the violations."""
-    loop = PerturbingLoop(seed)
+@dataclass
+class Outcome:
+    """What one schedule did: the invariant violations found, and what the caller observed (JSON)."""
+
+    violations: list[Violation]
+    observation: dict[str, Any]
+
+
+def observe_schedule(family: str, seed: int, ops: list[Op], loop_seed: int | None = None) -> Outcome:
+    """Run ``ops`` on a fresh object of ``family`` on loops perturbed by ``loop_seed`` (default: ``seed``).
+
+    At each ``newloop`` the caller closes its loop by hand, without ``shutdown_asyncgens()``, and goes on in a new one
+    (perturbed by the next seed); the last loop is shut down properly.
+    """
     subject = build_subject(family)
     loop_errors: list[Violation] = []
 
@@ -98,24 +116,43 @@ def run_schedule(family: str, seed: int, ops: list[Op]) -> list[Violation]:
         detail = f"{context.get('message')}" + (f": {type(error).__name__}: {error}" if error else "")
         loop_errors.append(Violation("loop-error", detail))
 
-    loop.set_exception_handler(on_error)
-    session = Session(subject, family, loop.quiesce)
-    try:
-        loop.run_until_complete(session.execute(ops))
-    except BaseException as error:  # a stray CancelledError, or anything else, is a finding
-        subject.probe.violate("exception", f"the caller got {type(error).__name__}: {error}")
-    finally:
+    first = seed if loop_seed is None else loop_seed
+    session: Session | None = None
+    rest: list[Op] | None = ops
+    for generation in itertools.count():
+        loop = PerturbingLoop(first + generation)
+        loop.set_exception_handler(on_error)
+        if session is None:
+            session = Session(subject, family, loop.quiesce)
+        session.quiesce = loop.quiesce
+        try:
+            rest = loop.run_until_complete(session.execute(rest or []))
+        except BaseException as error:  # a stray CancelledError, or anything else, is a finding
+            subject.probe.violate("exception", f"the caller got {type(error).__name__}: {error}")
+            rest = None
+        if rest is not None:  # closed by hand: what it still held (tasks, generators) is the caller's doing
+            loop.set_exception_handler(lambda _loop, _context: None)
+            loop.close()
+            subject.probe.abandon()  # what still executed dies with the loop, after its last turn
+            continue
         try:
             loop.run_until_complete(asyncio.wait_for(loop.shutdown_asyncgens(), SHUTDOWN_TIMEOUT))
         except BaseException as error:
             subject.probe.violate("hang", f"finalizing async generators: {type(error).__name__}: {error}")
         loop.close()
         asyncio.set_event_loop(None)
-    return subject.probe.violations + loop_errors
+        break
+    observation = session.observation() if session is not None else {}
+    return Outcome(subject.probe.violations + loop_errors, observation)
 
 
-def shrink(family: str, seed: int, ops: list[Op], kind: str) -> list[Op]:
-    """Delete operations (halves, then smaller chunks, then single ones) while a ``kind`` violation remains."""
+def run_schedule(family: str, seed: int, ops: list[Op]) -> list[Violation]:
+    """Run ``ops`` on a fresh object of ``family`` on a loop perturbed by ``seed``; return the violations."""
+    return observe_schedule(family, seed, ops).violations
+
+
+def shrink_while(ops: list[Op], holds: Callable[[list[Op]], bool]) -> list[Op]:
+    """Delete operations (halves, then smaller chunks, then single ones) while ``holds`` of what is left."""
     budget = SHRINK_BUDGET
     chunk = len(ops) // 2
     while chunk >= 1 and budget > 0:
@@ -123,12 +160,17 @@ def shrink(family: str, seed: int, ops: list[Op], kind: str) -> list[Op]:
         while start < len(ops) and budget > 0:
             candidate = ops[:start] + ops[start + chunk :]
             budget -= 1
-            if any(found.kind == kind for found in run_schedule(family, seed, candidate)):
+            if holds(candidate):
                 ops = candidate
             else:
                 start += chunk
         chunk //= 2
     return ops
+
+
+def shrink(family: str, seed: int, ops: list[Op], kind: str) -> list[Op]:
+    """The shortest sequence ``shrink_while`` finds that still violates a ``kind`` invariant under ``seed``."""
+    return shrink_while(ops, lambda candidate: any(v.kind == kind for v in run_schedule(family, seed, candidate)))
 
 
 @dataclass
@@ -149,6 +191,20 @@ class FamilyResult:
     members_found_after: dict[str, int] = field(default_factory=dict[str, int])
     examples: list[dict[str, str]] = field(default_factory=list[dict[str, str]])
     shard: str = ""  # "K/N" for one shard of a run, "" for a whole run
+    differential: bool = False  # each schedule also ran on the unpatched build, and the outcomes were compared
+    regressions: int = 0  # schedules (fixed ones included) whose patched outcome is a regression
+    fixed_schedules: int = 0  # the fixed regression schedules run before the random ones
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A violating or regressing schedule: its seed, its place in the run (0: a fixed one), what, and its sequence."""
+
+    seed: int
+    index: int
+    what: str
+    ops: list[Op]
+    shrunk: list[Op]
 
 
 @dataclass
@@ -184,20 +240,110 @@ class Explorer:
         if not new or len(self.result.examples) >= self.max_examples:
             return
         first = new[0]
-        shrunk = shrink(family, seed, ops, first.kind)
+        shrunk = self._shrink(seed, ops, first)
+        self._report("VIOLATION", member_of(family, first), Finding(seed, index, str(first), ops, shrunk))
+
+    def _shrink(self, seed: int, ops: list[Op], violation: Violation) -> list[Op]:
+        return shrink(self.result.family, seed, ops, violation.kind)
+
+    def _report(self, title: str, member: str, finding: Finding) -> None:
+        """Keep a shrunk finding as an example and print it with its replay line."""
         example = {
-            "member": member_of(family, first),
-            "seed": str(seed),
-            "violation": str(first),
-            "ops": format_ops(shrunk),
-            "replay": self.replay(seed, shrunk),
+            "member": member,
+            "seed": str(finding.seed),
+            "violation": finding.what,
+            "ops": format_ops(finding.shrunk),
+            "replay": self.replay(finding.seed, finding.shrunk),
         }
         self.result.examples.append(example)
-        print(f"VIOLATION [{family}] seed {seed} (schedule {index}): {first}")
-        print(f"  member:   {example['member']}")
-        print(f"  sequence: {format_ops(ops)}")
+        print(f"{title} [{self.result.family}] seed {finding.seed} (schedule {finding.index}): {finding.what}")
+        print(f"  member:   {member}")
+        print(f"  sequence: {format_ops(finding.ops)}")
         print(f"  shrunk:   {example['ops']}")
         print(f"  replay:   {example['replay']}")
+
+
+FIXED_SCHEDULES = Path(__file__).with_name("fixed-schedules.json")
+
+
+def fixed_schedules(family: str) -> list[tuple[int, list[Op]]]:
+    """The fixed regression schedules of ``family`` (seed, sequence), which differential runs try first."""
+    entries: list[dict[str, Any]] = json.loads(FIXED_SCHEDULES.read_text())["schedules"]
+    return [(int(entry["seed"]), parse_ops(entry["ops"])) for entry in entries if entry["family"] == family]
+
+
+@dataclass
+class DifferentialExplorer(Explorer):
+    """Runs each schedule on both builds (a worker each) and reports each kind of regression once, shrunk."""
+
+    pair: Pair | None = None
+    declared: list[Declared] = field(default_factory=list[Declared])
+    batch: int = 40  # schedules per request batch: the workers run them while the parent waits
+
+    @property
+    def workers(self) -> Pair:
+        """The two builds' workers."""
+        if self.pair is None:
+            raise RunguardError("differential exploration needs both builds' workers")
+        return self.pair
+
+    def explore(self, seeds: range) -> FamilyResult:
+        """Run the family's fixed regression schedules, then the schedules of ``seeds``, on both builds."""
+        family = self.result.family
+        began, began_cpu = time.monotonic(), time.process_time()
+        self.result.differential = True
+        self.result.seed_range = [seeds.start, seeds.stop - 1] if seeds else []
+        fixed = fixed_schedules(family) if self.result.shard[:2] in ("", "1/") else []  # once per run: shard 1
+        self.result.fixed_schedules = len(fixed)
+        self._judge([request(family, seed, format_ops(ops)) for seed, ops in fixed], 0)
+        for start in range(0, len(seeds), self.batch):
+            chunk = seeds[start : start + self.batch]
+            self._judge([request(family, seed) for seed in chunk], start + 1)
+        self.result.seconds = round(time.monotonic() - began, 1)
+        self.result.cpu_seconds = round(time.process_time() - began_cpu, 1)  # the parent's: the workers do the work
+        self.result.date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+        return self.result
+
+    def _judge(self, requests: list[dict[str, Any]], first_index: int) -> None:
+        """Compare both builds' outcomes of ``requests``; ``first_index`` 0 marks the fixed schedules."""
+        for offset, (asked, (unpatched, patched)) in enumerate(zip(requests, self.workers.run(requests), strict=True)):
+            seed, ops, index = asked["seed"], parse_ops(patched.ops), first_index + offset if first_index else 0
+            if first_index:
+                self.result.schedules = index
+            if patched.violations:
+                self.result.violating_schedules += 1
+                self._record(seed, ops, list(patched.violations), index)
+            verdict = judge(unpatched, patched, self.declared)
+            if verdict.regressions and confirmed(self.workers, self.result.family, seed, patched, self.declared):
+                self.result.regressions += 1
+                self._regressed(seed, ops, verdict, index)
+
+    def _regressed(self, seed: int, ops: list[Op], verdict: Verdict, index: int) -> None:
+        member = f"REGRESSION {verdict.kind}"
+        self.result.members_found_after.setdefault(member, index)
+        if len(self.result.examples) >= self.max_examples or any(
+            example["member"] == member for example in self.result.examples
+        ):
+            return
+        family = self.result.family
+
+        def still(candidate: list[Op]) -> bool:
+            [(unpatched, patched)] = self.workers.run([request(family, seed, format_ops(candidate))])
+            return judge(unpatched, patched, self.declared).kind == verdict.kind
+
+        shrunk = shrink_while(ops, still)
+        [(unpatched, patched)] = self.workers.run([request(family, seed, format_ops(shrunk))])
+        finding = "; ".join(judge(unpatched, patched, self.declared).regressions) or "; ".join(verdict.regressions)
+        self._report("REGRESSION", member, Finding(seed, index, finding, ops, shrunk))
+
+    def _shrink(self, seed: int, ops: list[Op], violation: Violation) -> list[Op]:
+        family = self.result.family
+
+        def still(candidate: list[Op]) -> bool:
+            [(_, patched)] = self.workers.run([request(family, seed, format_ops(candidate))])
+            return any(found.kind == violation.kind for found in patched.violations)
+
+        return shrink_while(ops, still)
 
 
 def replay(family: str, seed: int, ops: list[Op] | None) -> list[Violation]:
@@ -211,13 +357,33 @@ def replay(family: str, seed: int, ops: list[Op] | None) -> list[Violation]:
     return violations
 
 
+def replay_both(builds: tuple[Path, Path], declared: list[Declared], family: str, seed: int, ops: str | None) -> bool:
+    """Run one schedule on both builds; print each build's violations and the regressions. True if any."""
+    pair = Pair.start(*builds)
+    try:
+        [(unpatched, patched)] = pair.run([request(family, seed, ops)])
+    finally:
+        pair.close()
+    print(f"[{family}] seed {seed}: {patched.ops}")
+    for label, outcome in (("unpatched", unpatched), ("patched", patched)):
+        for violation in outcome.violations:
+            print(f"  {label}: {member_of(family, violation)}: {violation}")
+    regressions = judge(unpatched, patched, declared).regressions
+    for regression in regressions:
+        print(f"  REGRESSION {regression}")
+    print(f"  {len(patched.violations)} violation(s) of the patched build, {len(regressions)} regression(s)")
+    return bool(patched.violations or regressions)
+
+
 # Measured (10,000 schedules, one base): agent and graph take about twice as long as the functional families, and
 # subworkflow (the graph run as a child of a parent run) longer still; the slowest start first so that the processes
 # finish together.
 SLOWEST_FIRST = (
     "subworkflow",
+    "checkpointed",
     "agent",
     "graph",
+    "chat",
     "functional-agent",
     "functional",
     "functional-buffered",
@@ -236,6 +402,8 @@ class FamilyJob:
     seeds: range
     shard: str
     replay_command: str
+    builds: tuple[Path, Path] | None = None  # differential: the unpatched and the patched build's Pythons
+    declared: tuple[Declared, ...] = ()
 
 
 def explore_family(job: FamilyJob) -> FamilyResult:
@@ -245,12 +413,21 @@ def explore_family(job: FamilyJob) -> FamilyResult:
         return f"{job.replay_command} --family {job.family} --replay {seed} --ops {format_ops(ops)}"
 
     result = FamilyResult(job.base, job.variant, job.family, job.series, shard=job.shard)
-    Explorer(result, replay_line).explore(job.seeds)
+    if job.builds is None:
+        Explorer(result, replay_line).explore(job.seeds)
+    else:
+        pair = Pair.start(*job.builds)
+        try:
+            DifferentialExplorer(result, replay_line, pair=pair, declared=list(job.declared)).explore(job.seeds)
+        finally:
+            pair.close()
     found = "; ".join(f"{member} after {n}" for member, n in sorted(result.members_found_after.items()))
     shard = f" (shard {job.shard})" if job.shard else ""
+    regressing = f", {result.regressions} regressing ({result.fixed_schedules} fixed first)"
+    compared = regressing if result.differential else ""
     print(
         f"{job.base} {job.variant} {job.family}{shard}: {result.schedules} schedules, "
-        f"{result.violating_schedules} violating, {result.seconds}s ({result.cpu_seconds}s CPU)"
+        f"{result.violating_schedules} violating{compared}, {result.seconds}s ({result.cpu_seconds}s CPU)"
         + (f"; {found}" if found else ""),
         flush=True,
     )
@@ -276,6 +453,8 @@ def quiet() -> None:
     # A from_awaitable() stream dropped unread leaves its coroutine unawaited: the caller's doing, not a finding.
     warnings.filterwarnings("ignore", message=r"coroutine .* was never awaited", category=RuntimeWarning)
     logging.disable(logging.CRITICAL)  # the framework logs what the checks report anyway
+    # A coroutine of an event loop the caller closed by hand fails when it is collected later: the caller's doing.
+    sys.unraisablehook = lambda _: None
     # Without an SDK, OpenTelemetry's API keeps every meter and instrument the framework asks for (a set per
     # FunctionTool), so the heap, and with it every gc.collect() above, would grow with the schedules run.
     metrics.set_meter_provider(metrics.NoOpMeterProvider())

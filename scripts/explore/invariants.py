@@ -40,8 +40,8 @@ class Invocation:
 
 
 def run_of(tagged: str) -> str:
-    """The run a tagged value (``"r3:done"``, ``"r3"``, ``"r3?"``) belongs to."""
-    return tagged.split(":", 1)[0].rstrip("?")
+    """The run a tagged value (``"r3:done"``, ``"r3"``, ``"r3?"``, ``"r3!"``) belongs to."""
+    return tagged.split(":", 1)[0].rstrip("?!")
 
 
 def tool_name(run: str) -> str:
@@ -56,6 +56,7 @@ class Probe:
     invocations: list[Invocation] = field(default_factory=list[Invocation])
     gates: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
     violations: list[Violation] = field(default_factory=list[Violation])
+    exclusive: bool = True  # one run at a time (a workflow); a chat client serves its calls side by side
 
     def violate(self, kind: str, detail: str) -> None:
         """Record a broken invariant (once)."""
@@ -82,9 +83,18 @@ class Probe:
             raise
         invocation.outcome = DONE
 
+    def abandon(self) -> None:
+        """Every invocation still executing dies with the event loop its caller closes by hand, and so does its I/O.
+
+        The gates are forgotten, as a closed loop forgets its sockets and timers: what waits on them is garbage then.
+        """
+        for invocation in self.live():
+            invocation.outcome = ABORTED
+        self.gates.clear()
+
     def _enter(self, run: str, where: str, tools: Iterable[str] | None) -> Invocation:
-        """A handler of ``run`` starts: no handler of another run may still be executing."""
-        for other in self.live():
+        """A handler of ``run`` starts: no handler of another run may still be executing (where runs exclude)."""
+        for other in self.live() if self.exclusive else []:
             if other.run != run:
                 self.violate("overlap", f"{where} of {run} started while {other.where} of {other.run} still runs")
         seen = sorted(tools or ())

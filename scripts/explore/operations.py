@@ -18,8 +18,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from scripts.explore.invariants import IN_PROGRESS, Probe
-from scripts.explore.subjects import Stream, Subject
+from scripts.explore.invariants import IN_PROGRESS, SETTLED_AFTER_COMPLETION, Probe
+from scripts.explore.subjects import DIRECT, Stream, Subject
 
 T = TypeVar("T")
 
@@ -27,32 +27,53 @@ TIMEOUT = 10.0  # virtual seconds for anything that must finish
 OPEN, COMPLETED, CLOSED, CANCELLED, DROPPED, REFUSED, FAILED = (
     "open", "completed", "closed", "cancelled", "dropped", "refused", "failed",
 )  # fmt: skip
-TARGETED = frozenset({"pull", "wait", "until", "drain", "release", "drop", "close", "cancel", "reanswer", "resolve"})
+TARGETED = frozenset({
+    "pull", "wait", "until", "upto", "drain", "release", "drop", "close", "cancel", "reanswer", "resolve", "readmap",
+    "readfin",
+})  # fmt: skip
+NEW_LOOP = "newloop"  # the caller's event loop is closed by hand (no shutdown_asyncgens()); the rest runs on a new one
 WEIGHTS = {
-    "start": 4, "ask": 1, "answer": 1, "pull": 4, "wait": 2, "until": 4, "drain": 2, "release": 3, "drop": 2,
-    "gc": 2, "close": 2, "cancel": 2, "cancel_pending": 1, "settle": 1, "reanswer": 2, "restore": 1, "resolve": 2,
+    "start": 4, "ask": 1, "answer": 1, "pull": 4, "wait": 2, "until": 4, "upto": 1, "drain": 2, "release": 3,
+    "drop": 2, "gc": 2, "close": 2, "cancel": 2, "cancel_pending": 1, "settle": 1, "reanswer": 2, "restore": 1,
+    "resolve": 2, "readmap": 1, "readfin": 1, NEW_LOOP: 1, "direct": 1,
 }  # fmt: skip
-# Operations only some families have: await a from_awaitable() stream without reading it (`await stream`).
-ONLY_IN = {"resolve": frozenset({"functional-awaitable"})}
-# Families that answer requests with responses= runs ask, answer and retry answers more often.
+# Operations only some families have: await a from_awaitable() stream without reading it (`await stream`); start a run
+# of an agent's workflow itself, not through the agent.
+ONLY_IN = {"resolve": frozenset({"functional-awaitable", "chat"}), "direct": frozenset({"agent", "functional-agent"})}
+# Families that answer requests with responses= runs ask, answer and retry answers more often; the checkpointed one
+# also resumes from checkpoints and reads a run only up to its request.
 CONTINUATION_WEIGHTS = {"ask": 3, "drain": 3, "answer": 3, "reanswer": 3}
-CONTINUATIONS = frozenset({"graph", "subworkflow"})
+FAVOURED = {
+    "graph": CONTINUATION_WEIGHTS,
+    "subworkflow": CONTINUATION_WEIGHTS,
+    "checkpointed": {**CONTINUATION_WEIGHTS, "restore": 3, "upto": 3},
+}
+CONTINUATIONS = frozenset(FAVOURED)
 UNTIL_PULLS = 12
+NO_REQUESTS = frozenset({"ask", "answer", "cancel_pending", "reanswer", "restore", "upto"})
 UNSUPPORTED = {
     "graph": frozenset({"restore"}),
-    "functional": frozenset({"cancel_pending", "reanswer", "restore"}),
-    "agent": frozenset({"ask", "answer", "cancel_pending", "reanswer", "restore"}),
-    "functional-agent": frozenset({"cancel_pending", "reanswer", "restore"}),
+    "functional": frozenset({"cancel_pending", "restore"}),
+    "agent": NO_REQUESTS,
+    "functional-agent": frozenset({"cancel_pending", "restore"}),
     "subworkflow": frozenset[str](),
-    "functional-buffered": frozenset({"cancel_pending", "reanswer", "restore"}),
+    "functional-buffered": frozenset({"cancel_pending", "restore"}),
     # A from_awaitable() run starts at its first read: an answer given then may find its request answered already.
-    "functional-awaitable": frozenset({"ask", "answer", "cancel_pending", "reanswer", "restore"}),
+    "functional-awaitable": NO_REQUESTS,
+    "checkpointed": frozenset[str](),
+    "chat": NO_REQUESTS,
 }
 RETRYABLE = frozenset({OPEN, CLOSED, CANCELLED, DROPPED, REFUSED})  # the caller may answer such a run's request again
+# A second task that reads a stream another task is reading, by mistake, through a wrapper: the stream refuses it
+# (each build in its own words) and the first reader must go on as if nothing happened.
+WRAPPERS: dict[str, Callable[[Stream], Stream]] = {
+    "readmap": lambda stream: stream.map(lambda update: update, list),
+    "readfin": lambda stream: stream.with_finalizer(list),
+}
+ADDRESS = re.compile(r"0x[0-9a-f]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # WorkflowAgent starts the workflow run at the first pull, a from_awaitable() stream at its first pull or await
 LAZY_ADMISSION = frozenset({"agent", "functional-awaitable"})
 READS_WHOLE_RUN = frozenset({"functional-buffered"})  # a buffered stream reads the whole run at its first pull
-CLOSED_UNDER_READER = "closed by another task"  # what a read gets when another task closes the stream (series)
 
 
 async def _resolved(stream: Stream) -> Stream:
@@ -94,7 +115,7 @@ def format_ops(ops: list[Op]) -> str:
 def generate(rng: random.Random, family: str, length: int) -> list[Op]:
     """A random sequence of ``length`` operations that begins with a start (or, where runs continue, an ask)."""
     names = [name for name in WEIGHTS if name not in UNSUPPORTED[family] and family in ONLY_IN.get(name, {family})]
-    favoured = CONTINUATION_WEIGHTS if family in CONTINUATIONS else {}
+    favoured = FAVOURED.get(family, {})
     weights = [favoured.get(name, WEIGHTS[name]) for name in names]
     ops = [Op("ask" if family in CONTINUATIONS and rng.random() < 0.5 else "start")]
     for name in rng.choices(names, weights, k=length - 1):
@@ -118,6 +139,16 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
+def seen_error(error: BaseException) -> str:
+    """An error as the caller sees it, without what differs from run to run (addresses, request ids).
+
+    Its class is the one the caller catches it by: a private subclass (``_ConcurrentReadError(RuntimeError)``) is an
+    implementation detail, so it is named by the nearest public class it derives from.
+    """
+    public = next(cls.__name__ for cls in type(error).__mro__ if not cls.__name__.startswith("_"))
+    return ADDRESS.sub("#", f"{public}: {error}")
+
+
 @dataclass
 class Run:
     """What the caller holds and has seen of one run."""
@@ -125,6 +156,7 @@ class Run:
     name: str
     turn: str
     stream: Stream | None = None
+    gone: bool = False  # its event loop was closed: the caller has forgotten it
     items: AsyncIterator[Any] | None = None
     pull: asyncio.Task[Any] | None = None
     entered: bool = False  # the current pull has reached the stream
@@ -136,6 +168,7 @@ class Run:
     ending: str = ""
     tags: list[str] = field(default_factory=list[str])
     statuses: list[str] = field(default_factory=list[str])
+    errors: list[str] = field(default_factory=list[str])  # what the caller's calls on this run raised, in order
     pulled: int = 0
 
     @property
@@ -152,6 +185,7 @@ class Session:
     family: str
     quiesce: Callable[[], Awaitable[None]]
     runs: list[Run] = field(default_factory=list[Run])
+    seen: list[str] = field(default_factory=list[str])  # errors the caller saw that belong to no run
     requests: list[str] = field(default_factory=list[str])
     answered: dict[str, str] = field(default_factory=dict[str, str])  # request id -> the run that answered it
 
@@ -160,19 +194,58 @@ class Session:
         """The probe of the object under test."""
         return self.subject.probe
 
-    async def execute(self, ops: list[Op]) -> None:
-        """Apply ``ops`` in order, then tear down and make the final checks."""
-        for op in ops:
+    async def execute(self, ops: list[Op]) -> list[Op] | None:
+        """Apply ``ops`` in order, then tear down and make the final checks.
+
+        At a ``newloop`` the caller leaves this event loop: what follows it is returned, to run on a new loop.
+        """
+        for index, op in enumerate(ops):
+            if op.name == NEW_LOOP:
+                await self._collect()  # what the pulls that finished delivered or raised, the caller has seen
+                self._leave_loop()
+                return ops[index + 1 :]
             await self._collect()
             await getattr(self, f"_op_{op.name}")(op)
             await self._collect()
             self._check_state()
         await self._teardown()
+        return None
+
+    def _leave_loop(self) -> None:
+        """The caller's coroutine returns with every stream dropped; then it closes the loop without finalizing.
+
+        A pull still pending dies with the loop, and so does every handler still executing, once the loop is closed
+        (``Probe.abandon()``, called then: the loop's last turn may still step them).
+        """
+        for run in self._current():
+            if run.state == OPEN:
+                run.state, run.ending = DROPPED, f"dropped with its event loop after {run.pulled} pulls"
+            run.stream = run.items = run.pull = None
+            run.gone = True
+
+    def observation(self) -> dict[str, Any]:
+        """What the caller observed, as JSON: each run's end, outputs and errors; the object's final state."""
+        state = self.subject.committed_state()
+        return {
+            "runs": [
+                {"name": run.name, "end": run.ending or run.state, "outputs": run.tags, "errors": run.errors}
+                for run in self.runs
+            ],
+            "status": self.subject.status(),
+            "pending": len(self.requests),
+            "errors": self.seen,
+            "state": None if state is None else sorted(state),
+        }
 
     # -- bookkeeping ------------------------------------------------------------------------------------------
 
+    def _current(self) -> list[Run]:
+        """The runs of the current event loop."""
+        return [run for run in self.runs if not run.gone]
+
     def _target(self, op: Op) -> Run | None:
-        return self.runs[-1 - op.back] if op.back < len(self.runs) else None
+        current = self._current()
+        return current[-1 - op.back] if op.back < len(current) else None
 
     def _named(self, name: str) -> Run:
         return self.runs[int(name[1:])]
@@ -198,10 +271,16 @@ class Session:
             self.probe.check_state(state, completed)
 
     def _check_status(self, run: Run, *, completed: bool) -> None:
+        """Judge the workflow's status once ``run`` is over.
+
+        A run that delivered its final status had ended before it was closed or its consumer cancelled (only its end
+        of iteration was left to read): it is judged as completed.
+        """
         status = self.subject.status()
         latest = [other for other in self.runs if other.admitted][-1:]
+        ended = completed or (bool(run.statuses) and run.statuses[-1] in SETTLED_AFTER_COMPLETION)
         if status is not None and latest == [run]:
-            self.probe.check_status(run.name, status, completed=completed, started=run.started)
+            self.probe.check_status(run.name, status, completed=ended, started=run.started)
 
     async def _bounded(self, what: str, awaitable: Awaitable[T]) -> T | None:
         """Await ``awaitable`` within the timeout; a timeout is a hang, an exception is unexpected."""
@@ -211,15 +290,21 @@ class Session:
             self.probe.violate("hang", f"{what} did not finish within {TIMEOUT:g}s")
         except Exception as error:
             self.probe.violate("exception", f"{what} raised {_describe(error)}")
+            self.seen.append(f"{what}: {seen_error(error)}")
         return None
 
     # -- admission ----------------------------------------------------------------------------------------------
+
+    def _lazy(self, run: Run) -> bool:
+        """Whether ``run`` is admitted at its first read rather than when started."""
+        return self.family in LAZY_ADMISSION and not run.turn.endswith(DIRECT)
 
     def _admit(self, run: Run, start: Callable[[], Stream | None]) -> bool:
         live = self._live(besides=run)
         try:
             stream = start()
         except Exception as error:
+            run.errors.append(f"start: {seen_error(error)}")
             if not is_refusal(error):
                 self.probe.violate("exception", f"starting {run.name} raised {_describe(error)}")
                 run.state = FAILED
@@ -229,9 +314,9 @@ class Session:
         if stream is None:
             return True
         run.stream, run.items = stream, aiter(stream)
-        if self.family not in LAZY_ADMISSION:
+        if not self._lazy(run):
             run.admitted = True
-            if live:
+            if live and self.probe.exclusive:
                 self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
         return True
 
@@ -239,8 +324,10 @@ class Session:
         self.runs.append(run)
         if self._admit(run, start):
             return
-        # Refused with no live run: the guard may only be waiting for a dropped run's cleanup. Let that run.
+        # Refused with no live run: the guard may only be waiting for a dropped run's cleanup. Let that run, and account
+        # for the pulls that finished meanwhile (a lazily admitted run whose first pull was in flight got going).
         await self.quiesce()
+        await self._collect()
         run.state = OPEN
         if not self._admit(run, start):
             self.probe.violate("guard-leaked", f"{run.name} refused though no run is live; {self._endings(run)}")
@@ -264,7 +351,12 @@ class Session:
 
     async def _pull_one(self, run: Run, items: AsyncIterator[Any]) -> Any:
         run.entered = True
-        return await anext(items)
+        try:
+            return await anext(items)
+        except Exception:
+            if run.gone:  # the caller left this loop with the pull pending: what it raises reaches nobody
+                return None
+            raise
 
     async def _collect(self) -> None:
         """Account for every pull that has finished; retry a lazily refused run once things have settled."""
@@ -285,15 +377,15 @@ class Session:
             self.probe.violate("stray-cancel", f"the consumer of {run.name} got CancelledError nobody asked for")
             return
         error = task.exception()
+        if error is not None and not isinstance(error, StopAsyncIteration):
+            run.errors.append(f"pull: {seen_error(error)}")
         if error is None:
             self._received(run, task.result())
         elif isinstance(error, StopAsyncIteration):
             if run.state == OPEN:
                 self._completed(run)
-        elif self.family in LAZY_ADMISSION and run.pulled == 0 and is_refusal(error):
+        elif self._lazy(run) and run.pulled == 0 and is_refusal(error):
             self._refused_at_pull(run, error)
-        elif run.state == CLOSED and isinstance(error, RuntimeError) and CLOSED_UNDER_READER in str(error):
-            pass  # the read that close() stopped: the documented end of a reader whose stream another task closed
         else:
             self.probe.violate("exception", f"pulling {run.name} raised {_describe(error)}")
             run.state = FAILED
@@ -306,7 +398,7 @@ class Session:
         if not run.admitted:
             run.admitted = True
             live = self._live(besides=run)
-            if live and run.state == OPEN:
+            if live and run.state == OPEN and self.probe.exclusive:
                 self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
 
     def _received(self, run: Run, item: Any) -> None:
@@ -350,13 +442,17 @@ class Session:
 
     # -- operations ---------------------------------------------------------------------------------------------
 
-    async def _op_start(self, op: Op, *, ask: bool = False) -> None:
+    async def _op_start(self, op: Op, *, suffix: str = "") -> None:
         name = f"r{len(self.runs)}"
-        turn = f"{name}?" if ask else name
+        turn = f"{name}{suffix}"
         await self._start(Run(name, turn), lambda: self.subject.start(turn))
 
     async def _op_ask(self, op: Op) -> None:
-        await self._op_start(op, ask=True)
+        await self._op_start(op, suffix="?")
+
+    async def _op_direct(self, op: Op) -> None:
+        """Start a run of the agent's workflow itself (eagerly admitted, unlike the agent's turns)."""
+        await self._op_start(op, suffix=DIRECT)
 
     async def _op_answer(self, op: Op) -> None:
         asking = [run for run in self.runs if run.turn.endswith("?") and run.state == OPEN]
@@ -376,7 +472,11 @@ class Session:
         Like a caller whose timeout fires: it reads ``2 + 2 * op.back`` events of the answering run, times out
         during the next read (the pull is cancelled) and forgets the stream.
         """
-        unfinished = [request for request, name in self.answered.items() if self._named(name).state in RETRYABLE]
+        unfinished = [
+            request
+            for request, name in self.answered.items()
+            if self._named(name).state in RETRYABLE and not self._named(name).gone
+        ]
         if not unfinished:
             return
         request = unfinished[-1]
@@ -389,7 +489,8 @@ class Session:
             await self._collect()
         self._begin_pull(run)
         await asyncio.sleep(0)
-        back = len(self.runs) - 1 - self.runs.index(run)
+        current = self._current()
+        back = len(current) - 1 - current.index(run)
         await self._op_cancel(Op("cancel", back))
         await self._collect()
         await self._op_drop(Op("drop", back))
@@ -408,7 +509,7 @@ class Session:
         checkpoint = await self._bounded("finding the latest checkpoint", self.subject.latest_checkpoint())
         if checkpoint is None:
             return
-        for run in self.runs:
+        for run in self._current():
             self.probe.gate(run.name).set()  # the resumed work waits on the gate of the run that took it
         self.requests.clear()  # the checkpoint's pending requests replace them; its run emits them again
         self.answered.clear()
@@ -435,6 +536,55 @@ class Session:
             if task is None or not (await asyncio.wait({task}, timeout=TIMEOUT))[0]:
                 return
             await self._collect()
+
+    async def _op_upto(self, op: Op) -> None:
+        """Read the run until it delivers a request (a caller that stops reading there), its gate open."""
+        run = self._target(op)
+        if run is None:
+            return
+        self.probe.gate(run.name).set()
+        asked = len(self.requests)
+        for _ in range(UNTIL_PULLS):
+            task = self._begin_pull(run)
+            if task is None or not (await asyncio.wait({task}, timeout=TIMEOUT))[0]:
+                return
+            await self._collect()
+            if len(self.requests) > asked:
+                return
+
+    async def _op_readmap(self, op: Op) -> None:
+        await self._read_through_wrapper(op)
+
+    async def _op_readfin(self, op: Op) -> None:
+        await self._read_through_wrapper(op)
+
+    async def _read_through_wrapper(self, op: Op) -> None:
+        """While the run's reader is inside a pull, a second task reads its stream through a wrapper, by mistake.
+
+        What that read raises is the second reader's own business (recorded as the caller saw it); the first reader
+        must not notice: its run goes on, and its read ends as it would have.
+        """
+        run = self._target(op)
+        if run is None:
+            return
+        for _ in range(UNTIL_PULLS):  # until the reader waits inside a pull
+            if run.stream is None or run.state != OPEN or self._begin_pull(run) is None:
+                return
+            await self.quiesce()
+            if run.pull is not None and not run.pull.done():
+                break
+            await self._collect()
+        if run.stream is None:
+            return
+        wrapper = WRAPPERS[op.name](run.stream)
+        try:
+            await asyncio.wait_for(anext(aiter(wrapper)), TIMEOUT)
+        except asyncio.TimeoutError:
+            self.probe.violate("hang", f"a second reader of {run.name} got nothing within {TIMEOUT:g}s")
+        except Exception as error:  # any refusal will do: what it is goes into the observation
+            run.errors.append(f"{op.name}: {seen_error(error)}")
+        else:
+            run.errors.append(f"{op.name}: read an update")
 
     async def _op_drain(self, op: Op) -> None:
         run = self._target(op)
@@ -470,6 +620,7 @@ class Session:
         except asyncio.TimeoutError:
             self.probe.violate("hang", f"awaiting the stream of {run.name} did not finish within {TIMEOUT:g}s")
         except Exception as error:
+            run.errors.append(f"await: {seen_error(error)}")
             if is_refusal(error):
                 self._refused_at_pull(run, error)
             else:
@@ -483,10 +634,18 @@ class Session:
         if run is None or run.stream is None:
             return
         was_open = run.state == OPEN
-        during = " during a pull" if run.pull is not None else ""
+        pull = run.pull
+        during = " during a pull" if pull is not None else ""
         await self._bounded(f"close() of {run.name}{during}", run.stream.close())
         if was_open:
             run.state, run.ending = CLOSED, f"closed{during} after {run.pulled} pulls"
+            if pull is not None:
+                # The pull in progress completes the close when it returns: let it return, then judge the run.
+                self.probe.gate(run.name).set()
+                done, _ = await asyncio.wait({pull}, timeout=TIMEOUT)
+                if not done:
+                    self.probe.violate("hang", f"the pull {run.name} was in when it was closed did not return")
+                    return
             self.probe.check_ended(run.name, f"close(){during}")
             if not run.started:
                 # A run closed before it started owns no status: the status is a dropped predecessor's until the
@@ -520,6 +679,7 @@ class Session:
             self.probe.violate("hang", "cancel_pending_requests() did not finish")
             return
         except Exception as error:
+            self.seen.append(f"cancel_pending_requests(): {seen_error(error)}")
             if not is_refusal(error):
                 self.probe.violate("exception", f"cancel_pending_requests() raised {_describe(error)}")
             elif not live:
@@ -536,12 +696,12 @@ class Session:
 
     async def _teardown(self) -> None:
         """Open every gate, finish every open run, close everything, then check what is left."""
-        for run in self.runs:
+        for run in self._current():
             self.probe.gate(run.name).set()
-        for run in self.runs:
+        for run in self._current():
             if run.state == OPEN:
                 await self._drain(run, "teardown")
-        for run in self.runs:
+        for run in self._current():
             if run.stream is not None:
                 await self._bounded(f"close() of {run.name} at teardown", run.stream.close())
             run.stream = run.items = None

@@ -79,6 +79,7 @@ def _combine(key: tuple[str, ...], shards: list[Row]) -> Row:
         "shard": "",
         "schedules": sum(row["schedules"] for row in shards),
         "violating_schedules": sum(row["violating_schedules"] for row in shards),
+        "regressions": sum(row.get("regressions", 0) for row in shards),
         "seconds": round(sum(row.get("seconds", 0.0) for row in shards), 1),
         "cpu_seconds": round(sum(row.get("cpu_seconds", 0.0) for row in shards), 1),
         "seed_range": [first, ranges[-1][1]] if ranges else [],

@@ -5,7 +5,8 @@ information or fans out to ``fast`` and ``relay -> slow`` (``slow`` waits for th
 to ``join``. The sub-workflow family runs that graph as the child of a parent ``Workflow`` (a ``WorkflowExecutor``
 that yields the child's outputs and propagates its requests), with checkpoints. The functional family: a
 ``@workflow`` that stages a write, awaits an I/O ``@step`` and may ask for information. Every handler reports to
-the ``Probe``. A turn is a string: ``"r3"``, or ``"r3?"`` to ask. The stream families run that functional workflow
+the ``Probe``. A turn is a string: ``"r3"``, ``"r3?"`` to ask, or ``"r3!"`` to run an agent's workflow
+directly. The stream families run that functional workflow
 through the two ``ResponseStream`` forms that read their source differently: buffered (the whole run is read
 before the first event) and opened by ``ResponseStream.from_awaitable`` (the run starts at the first read or await).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from agent_framework import (
     AgentResponseUpdate,
@@ -40,20 +41,30 @@ from agent_framework import (
     workflow,
 )
 
+from scripts.explore.chat import FunctionClient, TelemetryClient, ask, chat_clients
 from scripts.explore.invariants import Probe, run_of, tool_name
 
 FAMILIES = (
     "graph", "functional", "agent", "functional-agent", "subworkflow", "functional-buffered", "functional-awaitable",
+    "checkpointed", "chat",
 )  # fmt: skip
 
 Stream = ResponseStream[Any, Any]
+DIRECT = "!"  # a turn that ends so runs the agent's workflow itself, as another part of the program may
 
 
 @dataclass
 class Job:
-    """A message between graph executors, tagged with its run."""
+    """A message between graph executors, tagged with its run, the run whose work it continues, and whether it asks."""
 
     run: str
+    origin: str = ""  # an answer continues the asking run's work: the fan-in joins it with that run's messages
+    asks: bool = False
+
+    @property
+    def work(self) -> str:
+        """The run whose work this message carries."""
+        return self.origin or self.run
 
 
 @dataclass
@@ -68,11 +79,15 @@ def _tool_names(ctx: WorkflowContext[Any, Any]) -> list[str]:
 
 
 class _Head(Executor):
-    """Stages a write and yields an output, waits for the run's I/O, then asks or fans out."""
+    """Stages a write and yields an output, waits for the run's I/O, then asks or fans out.
 
-    def __init__(self, probe: Probe) -> None:
+    With ``branch_asks`` the head never asks: it fans out a job that asks, and the branch that waits asks.
+    """
+
+    def __init__(self, probe: Probe, *, branch_asks: bool = False) -> None:
         super().__init__(id="head")
         self._probe = probe
+        self._branch_asks = branch_asks
 
     @handler
     async def on_turn(self, turn: str, ctx: WorkflowContext[Job, str]) -> None:
@@ -89,10 +104,10 @@ class _Head(Executor):
             ctx.set_state(f"head:{run}", run)
             await ctx.yield_output(f"{run}:head")
             await self._probe.gate(run).wait()
-            if turn.endswith("?"):
+            if turn.endswith("?") and not self._branch_asks:
                 await ctx.request_info(Ask(run), str)
             else:
-                await ctx.send_message(Job(run))
+                await ctx.send_message(Job(run, asks=turn.endswith("?")))
 
     @response_handler
     async def on_answer(self, original: Ask, answer: str, ctx: WorkflowContext[Job, str]) -> None:
@@ -104,7 +119,10 @@ class _Head(Executor):
 
 
 class _Forward(Executor):
-    """Stages a write and forwards the job; with ``wait``, only once the run's gate is open."""
+    """Stages a write and forwards the job; with ``wait``, only once the run's gate is open, and asks if the job asks.
+
+    The answer continues the asking run's work: it is forwarded as a job of the answering run for the asking one.
+    """
 
     def __init__(self, probe: Probe, name: str, *, wait: bool = False) -> None:
         super().__init__(id=name)
@@ -118,7 +136,17 @@ class _Forward(Executor):
             ctx.set_state(f"{self.id}:{job.run}", job.run)
             if self._wait:
                 await self._probe.gate(job.run).wait()
+                if job.asks:
+                    await ctx.request_info(Ask(job.run), str)
+                    return
             await ctx.send_message(job)
+
+    @response_handler
+    async def on_answer(self, original: Ask, answer: str, ctx: WorkflowContext[Job]) -> None:
+        with self._probe.invoked(answer, f"{self.id}.answer", _tool_names(ctx)) as invocation:
+            self._probe.stage(invocation, f"answer:{answer}")
+            ctx.set_state(f"answer:{answer}", original.run)
+            await ctx.send_message(Job(answer, original.run))
 
 
 class _Join(Executor):
@@ -130,7 +158,7 @@ class _Join(Executor):
 
     @handler
     async def on_jobs(self, jobs: list[Job], ctx: WorkflowContext[Job, str]) -> None:
-        self._probe.joined("join", (job.run for job in jobs))
+        self._probe.joined("join", (job.work for job in jobs))
         run = jobs[-1].run
         with self._probe.invoked(run, "join", _tool_names(ctx)) as invocation:
             self._probe.stage(invocation, f"join:{run}")
@@ -138,12 +166,15 @@ class _Join(Executor):
             await ctx.yield_output(f"{run}:done")
 
 
-def graph_workflow(probe: Probe) -> Workflow:
-    """The instrumented graph workflow."""
-    head, join = _Head(probe), _Join(probe)
+def graph_workflow(probe: Probe, checkpoints: InMemoryCheckpointStorage | None = None) -> Workflow:
+    """The instrumented graph workflow; with ``checkpoints``, it takes them and asks in the ``slow`` branch.
+
+    Then a request is pending while the fan-in holds the ``fast`` branch's message, which a resumed run restores.
+    """
+    head, join = _Head(probe, branch_asks=checkpoints is not None), _Join(probe)
     fast, relay, slow = _Forward(probe, "fast"), _Forward(probe, "relay"), _Forward(probe, "slow", wait=True)
     return (
-        WorkflowBuilder(start_executor=head)
+        WorkflowBuilder(start_executor=head, checkpoint_storage=checkpoints)
         .add_fan_out_edges(head, [fast, relay])
         .add_edge(relay, slow)
         .add_fan_in_edges([fast, slow], join)
@@ -232,6 +263,13 @@ def _observe_event(event: WorkflowEvent[Any]) -> tuple[str | None, str | None, l
     return None, None, []
 
 
+def _observe(item: Any) -> tuple[str | None, str | None, list[str]]:
+    """An item's output tag, status and request ids: a workflow's event or an agent's update."""
+    if isinstance(item, WorkflowEvent):
+        return _observe_event(cast("WorkflowEvent[Any]", item))
+    return _observe_update(item)
+
+
 def _observe_update(update: AgentResponseUpdate) -> tuple[str | None, str | None, list[str]]:
     requests = [str(content.id) for content in update.contents if content.type == "function_approval_request"]
     return (update.text or None), None, requests
@@ -268,7 +306,7 @@ class _GraphSubject:
 
     def start(self, turn: str) -> Stream:
         tools = [FunctionTool(name=tool_name(run_of(turn)))]
-        if self.agent is not None:
+        if self.agent is not None and not turn.endswith(DIRECT):
             return self.agent.run(turn, stream=True, tools=tools)
         return self.workflow.run(turn, stream=True, tools=tools)
 
@@ -300,30 +338,21 @@ class _GraphSubject:
         return (self.child or self.workflow)._runner.state.export_state()  # pyright: ignore[reportPrivateUsage]
 
     def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
-        return _observe_event(item) if self.agent is None else _observe_update(item)
+        return _observe(item)
 
 
 @dataclass
-class _FunctionalSubject:
-    """A ``FunctionalWorkflow``; with ``agent``, driven through its ``FunctionalWorkflowAgent``."""
+class _Unanswered:
+    """What an object without requests, checkpoints, status or shared state answers: nothing."""
 
     probe: Probe
-    workflow: FunctionalWorkflow
-    agent: FunctionalWorkflowAgent | None = None
-    drained: set[str] = field(default_factory=set[str])  # never filled: functional runs are not answered again
+    drained: set[str] = field(default_factory=set[str])  # never filled: its runs are not answered again
 
     async def is_pending(self, request_id: str) -> bool:
         return False
 
-    def start(self, turn: str) -> Stream:
-        if self.agent is not None:
-            return self.agent.run(turn, stream=True)
-        return self.workflow.run(turn, stream=True)
-
     def answer(self, request_id: str, run: str) -> Stream | None:
-        if self.agent is not None:
-            return self.agent.run(responses={request_id: run}, stream=True)
-        return self.workflow.run(responses={request_id: run}, stream=True)
+        return None
 
     async def cancel_pending(self, request_ids: list[str]) -> bool:
         return False
@@ -335,13 +364,44 @@ class _FunctionalSubject:
         return None
 
     def restore(self, checkpoint_id: str) -> Stream:
-        raise NotImplementedError("the explorer's functional workflows take no checkpoints")
+        raise NotImplementedError("this object takes no checkpoints")
 
     def committed_state(self) -> Mapping[str, object] | None:
         return None
 
+
+@dataclass
+class _FunctionalSubject(_Unanswered):
+    """A ``FunctionalWorkflow``; with ``agent``, driven through its ``FunctionalWorkflowAgent``."""
+
+    workflow: FunctionalWorkflow = field(kw_only=True)
+    agent: FunctionalWorkflowAgent | None = None
+
+    def start(self, turn: str) -> Stream:
+        if self.agent is not None and not turn.endswith(DIRECT):
+            return self.agent.run(turn, stream=True)
+        return self.workflow.run(turn, stream=True)
+
+    def answer(self, request_id: str, run: str) -> Stream | None:
+        if self.agent is not None:
+            return self.agent.run(responses={request_id: run}, stream=True)
+        return self.workflow.run(responses={request_id: run}, stream=True)
+
     def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
-        return _observe_event(item) if self.agent is None else _observe_update(item)
+        return _observe(item)
+
+
+@dataclass
+class _ChatSubject(_Unanswered):
+    """A chat client with upstream's layers: even runs through one layered client, odd ones through the other."""
+
+    clients: tuple[TelemetryClient, FunctionClient] = field(kw_only=True)
+
+    def start(self, turn: str) -> Stream:
+        return ask(self.clients[int(run_of(turn)[1:]) % 2], turn)
+
+    def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
+        return (getattr(item, "text", None) or None), None, []
 
 
 @dataclass
@@ -381,14 +441,20 @@ def subworkflow_parent(child: Workflow, checkpoints: InMemoryCheckpointStorage) 
 
 def build_subject(family: str) -> Subject:
     """A fresh instrumented object of ``family``."""
-    probe = Probe()
+    probe = Probe(exclusive=family != "chat")
+    if family == "chat":
+        return _ChatSubject(probe, clients=chat_clients(probe))
     if family == "subworkflow":
         child, checkpoints = graph_workflow(probe), InMemoryCheckpointStorage()
         return _GraphSubject(probe, subworkflow_parent(child, checkpoints), child=child, checkpoints=checkpoints)
+    if family == "checkpointed":
+        checkpoints = InMemoryCheckpointStorage()
+        return _GraphSubject(probe, graph_workflow(probe, checkpoints), checkpoints=checkpoints)
     if family in ("graph", "agent"):
         graph = graph_workflow(probe)
         return _GraphSubject(probe, graph, graph.as_agent() if family == "agent" else None)
     functional = functional_workflow(probe)
     if family in ("functional-buffered", "functional-awaitable"):
-        return _StreamFormSubject(probe, functional, form=family.removeprefix("functional-"))
-    return _FunctionalSubject(probe, functional, functional.as_agent() if family == "functional-agent" else None)
+        return _StreamFormSubject(probe, workflow=functional, form=family.removeprefix("functional-"))
+    agent = functional.as_agent() if family == "functional-agent" else None
+    return _FunctionalSubject(probe, workflow=functional, agent=agent)

@@ -22,6 +22,7 @@ TEST_FUNCTION = re.compile(r"^(?P<indent>\s*)(?:async )?def (?P<name>test\w*)\("
 CORE_TESTS = CORE_PACKAGE / "tests"
 CORE_SOURCE = CORE_PACKAGE / "agent_framework"
 # Trailers for runguard's own bookkeeping: they stay out of what is sent upstream.
+EXPLORE_TAG = re.compile(r"\s*\[explore: (?P<kind>[a-z]+) (?P<pattern>[^\]]+)\]")
 RUNGUARD_TRAILERS = ("Depends-On", "Behaviour-Change", "Issue-Draft", "Upstream-Status", "Upstream-Detect")
 PR_DIR = "pr"  # patches/pr/<stem>.md: the PR body's prose beyond the message, under ``## <heading>`` sections
 
@@ -112,8 +113,24 @@ class Patch:
 
     @property
     def behaviour_changes(self) -> list[str]:
-        """The ``Behaviour-Change`` trailers: every observable change, one line each, ready for a changelog."""
-        return self.values("Behaviour-Change")
+        """The ``Behaviour-Change`` trailers: every observable change, one line each, ready for a changelog.
+
+        Without their ``[explore: KIND PATTERN]`` tags, which are for the schedule explorer (``explore_differences``).
+        """
+        return [EXPLORE_TAG.sub("", value).rstrip() for value in self.values("Behaviour-Change")]
+
+    @property
+    def explore_differences(self) -> list[tuple[str, str]]:
+        """Each ``[explore: KIND PATTERN]`` tag of a ``Behaviour-Change`` trailer, as (KIND, PATTERN).
+
+        It declares the difference the schedule explorer sees between the unpatched and the patched build: one of
+        KIND (``end``, ``outputs``, ``errors``, ``status``, ``pending``, ``state``) whose text matches the glob PATTERN.
+        """
+        return [
+            (match["kind"], match["pattern"].strip())
+            for value in self.values("Behaviour-Change")
+            for match in EXPLORE_TAG.finditer(value)
+        ]
 
     @property
     def issue_drafts(self) -> list[str]:

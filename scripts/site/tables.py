@@ -182,6 +182,7 @@ _stress_runs = flat_table(
     Column("family", "scenario family"),
     Column("schedules", "schedules"),
     Column("violating_schedules", "violating schedules"),
+    Column("regressions", "regressions (differential)", required=False),
     Column("seconds", "seconds", required=False),
     Column("date", "date", required=False),
 )

@@ -5,5 +5,5 @@
 before and after the series; ``results_cache`` keeps pyright's errors and the red/green runs by content;
 ``applicability`` tabulates the outcomes per base; ``timing`` measures the validation itself; ``repro`` runs the
 issue reproductions and reads their record; ``gate`` restates upstream's mypy and bandit settings and compares
-their findings; ``budget`` counts the lines the series adds under ``agent_framework/``.
+their findings; ``size`` counts the lines each patch adds under ``agent_framework/``.
 """

@@ -1,12 +1,16 @@
 """Run guards of functional workflows and their agents, checked through the public API of the patched framework.
 
 The invariant: a run guard is released by the run that took it, exactly once, when that run has really
-ended (finished, failed, cancelled, or never started and can no longer start). A ``close()`` that returns
-has ended the run; a run admitted after it never executes beside the one it closed.
+ended (finished, failed, cancelled, or never started and can no longer start); a run admitted after it never
+executes beside the one it closed. A ``close()`` between reads, or of a stream never read, has ended the run when
+it returns. A ``close()`` during another task's pull returns at once and cancels nothing: the run goes on, and
+its guard stays held (the next run is refused as already running), until that pull returns; the reader then
+completes the close, the run ends and the next run is admitted.
 """
 
 import asyncio
 import gc
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -48,26 +52,64 @@ def outputs(events: list[WorkflowEvent[Any]]) -> list[Any]:
     return [event.data for event in events if event.type == "output"]
 
 
-async def test_close_during_another_tasks_pull_ends_the_run_before_returning() -> None:
+async def read_until_admitted(
+    stream: ResponseStream[Any, Any],
+    target: FunctionalWorkflow | FunctionalWorkflowAgent,
+    pulled: Callable[[Any], bool],
+) -> tuple[list[Any], ResponseStream[Any, Any] | None]:
+    """Read ``stream`` to its end; when the update ``pulled`` picks arrives, ask the run guard for a run "second"."""
+    updates: list[Any] = []
+    second: ResponseStream[Any, Any] | None = None
+    async for update in stream:
+        updates.append(update)
+        if pulled(update):
+            second = admitted(target, "second")
+    return updates, second
+
+
+async def close_while_the_run_executes(
+    stream: ResponseStream[Any, Any], target: FunctionalWorkflow | FunctionalWorkflowAgent, ledger: Ledger
+) -> tuple[BaseException | None, set[str], str]:
+    """Close ``stream`` while run "first" executes; what close() raised, the live bodies, and the guard's refusal."""
+    try:
+        await stream.close()
+    except Exception as exc:
+        return exc, set(ledger.live), ""
+    live = set(ledger.live)
+    try:
+        probe = target.run("second", stream=True)
+    except RuntimeError as exc:
+        return None, live, str(exc)
+    await probe.close()
+    return None, live, ""
+
+
+async def test_close_during_another_tasks_pull_holds_the_guard_until_the_run_ends() -> None:
     ledger = Ledger()
     wf = build(ledger)
     first = wf.run("first", stream=True)
-    reader = asyncio.ensure_future(drain(first))
+    reader = asyncio.ensure_future(read_until_admitted(first, wf, lambda event: event.type == "output"))
     await asyncio.wait_for(ledger.entry("first").wait(), TIMEOUT)
 
-    async def close_then_run_again() -> ResponseStream[Any, Any] | None:
-        await first.close()
-        return admitted(wf, "second")
-
-    second = await asyncio.wait_for(close_then_run_again(), TIMEOUT)
-    open_all(ledger)
+    try:
+        error, live, refusal = await asyncio.wait_for(close_while_the_run_executes(first, wf, ledger), TIMEOUT)
+    finally:
+        ledger.gate("first").set()
+        await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
+    first_events, second = reader.result()
+    ledger.gate("second").set()
     second_events = await asyncio.wait_for(drain(second), TIMEOUT) if second is not None else []
-    await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
 
-    assert second is not None, "close() returned but the run guard was still held"
-    assert ledger.overlaps == []
+    assert error is None, f"close() during another task's pull failed: {error!r}"
+    assert live == {"first"}, "close() during another task's pull ended the run's body"
+    assert "already running" in refusal, "a run was admitted while the closed run's body still executed"
+    assert outputs(first_events) == ["first"], "the reader lost the update its pull returned"
+    assert first_events[-1].type == "output", "the iteration went on after the close had completed"
+    assert second is not None, "the guard was still held when the reader's pull returned and the close completed"
     assert outputs(second_events) == ["second"]
-    assert isinstance(reader.exception(), RuntimeError), "the reader of the closed run saw a clean end"
+    assert ledger.overlaps == []
+    assert ledger.cancelled == set()
+    assert (await asyncio.wait_for(first.get_final_response(), TIMEOUT)).get_outputs() == ["first"]
 
 
 async def test_cancelled_consumer_ends_the_run_and_the_next_run_is_admitted() -> None:
@@ -187,21 +229,27 @@ async def test_agent_response_closed_during_another_tasks_pull() -> None:
     ledger = Ledger()
     agent = build(ledger).as_agent()
     response = agent.run("first", stream=True)
-    reader = asyncio.ensure_future(drain(response))
+    reader = asyncio.ensure_future(read_until_admitted(response, agent, lambda update: update.text == "first"))
     await asyncio.wait_for(ledger.entry("first").wait(), TIMEOUT)
 
-    async def close_then_run_again() -> ResponseStream[Any, Any] | None:
-        await response.close()
-        return admitted(agent, "second")
+    try:
+        error, live, refusal = await asyncio.wait_for(close_while_the_run_executes(response, agent, ledger), TIMEOUT)
+    finally:
+        ledger.gate("first").set()
+        await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
+    first_updates, second = reader.result()
+    ledger.gate("second").set()
+    second_updates = await asyncio.wait_for(drain(second), TIMEOUT) if second is not None else []
 
-    second = await asyncio.wait_for(close_then_run_again(), TIMEOUT)
-    open_all(ledger)
-    await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
-
-    assert second is not None
-    assert [update.text for update in await asyncio.wait_for(drain(second), TIMEOUT)] == ["second"]
+    assert error is None, f"close() during another task's pull failed: {error!r}"
+    assert live == {"first"}, "close() during another task's pull ended the run's body"
+    assert "already running" in refusal, "a run was admitted while the closed response's run still executed"
+    assert [update.text for update in first_updates] == ["first"], "the reader lost the update its pull returned"
+    assert second is not None, "the guard was still held when the reader's pull returned and the close completed"
+    assert [update.text for update in second_updates] == ["second"]
     assert ledger.overlaps == []
-    assert isinstance(reader.exception(), RuntimeError), "the reader of the closed response saw a clean end"
+    assert ledger.cancelled == set()
+    assert (await asyncio.wait_for(response.get_final_response(), TIMEOUT)).text == "first"
 
 
 async def test_dropped_started_run_keeps_the_guard_until_it_has_ended() -> None:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scripts.explore import driver
 from scripts.explore.__main__ import main as explore_main
 from scripts.explore.invariants import Violation
-from scripts.explore.operations import WEIGHTS, Op, format_ops, generate, is_refusal, parse_ops
+from scripts.explore.operations import WEIGHTS, Op, format_ops, generate, is_refusal, parse_ops, seen_error
 from scripts.explore.shards import Shard, read_rows
 from scripts.explore.subjects import FAMILIES, build_subject
 
@@ -192,3 +192,47 @@ async def test_the_explorer_notes_which_answers_a_superstep_took_up() -> None:
 
     assert request in subject.drained
     assert not await subject.is_pending(request)
+
+
+class _PrivateRefusal(RuntimeError):
+    """Stands for a framework's private error class, such as ``_ConcurrentReadError(RuntimeError)``."""
+
+
+def test_an_error_of_a_private_class_is_seen_as_the_public_class_it_derives_from() -> None:
+    """Builds are compared by what the caller catches: a private subclass of RuntimeError is a RuntimeError."""
+    assert seen_error(_PrivateRefusal("busy at 0x7f00aa")) == "RuntimeError: busy at #"
+    assert seen_error(AgentRefused("no")) == "AgentRefused: no"
+
+
+def test_a_run_that_delivered_its_final_status_before_it_was_closed_is_judged_as_completed() -> None:
+    """The answer run is read until its final IDLE status, then closed with only its end of iteration left to read.
+
+    IDLE is its status then on every build (patch 3 sets CANCELLED only for a run closed before its final status).
+    """
+    outcome = driver.observe_schedule("checkpointed", 101, parse_ops("ask,drain:0,answer,until:0,close:0"))
+    answer = outcome.observation["runs"][1]
+    assert answer["end"].startswith("closed") and answer["outputs"] == ["r1:done"]
+    assert outcome.observation["status"] == "IDLE"
+    assert [violation for violation in outcome.violations if violation.kind == "status"] == []
+
+
+def test_a_refusal_while_a_lazily_admitted_run_s_first_pull_was_in_flight_is_no_leaked_guard() -> None:
+    """r2's first pull starts the agent's workflow run; the direct run r3 is refused meanwhile, rightly."""
+    outcome = driver.observe_schedule("agent", 148, parse_ops("start,start,start,pull:0,drain:2,direct"))
+    assert outcome.observation["runs"][3]["end"] == "refused"
+    assert outcome.observation["runs"][2]["outputs"] == ["r2:head", "r2:done"]
+    assert [violation for violation in outcome.violations if violation.kind == "guard-leaked"] == []
+
+
+def test_a_pull_the_caller_left_with_its_event_loop_raises_to_nobody() -> None:
+    """r3's pull, refused in the old loop's last turn, is not an exception the loop saw go unretrieved."""
+    ops = parse_ops("start,direct,start,drain:1,readmap:0,start,pull:0,newloop")
+    outcome = driver.observe_schedule("agent", 2, ops)
+    assert [violation for violation in outcome.violations if violation.kind == "loop-error"] == []
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_handler_the_closed_loop_stepped_in_its_last_turn_dies_with_it(seed: int) -> None:
+    """A pull begun just before the loop is closed by hand may enter the run in the loop's last turn: not a leftover."""
+    outcome = driver.observe_schedule("functional-buffered", seed, parse_ops("start,pull:0,newloop"))
+    assert [violation for violation in outcome.violations if violation.kind == "leftover"] == []

@@ -1,0 +1,101 @@
+"""ResponseStream programs that work on the release: closing from another task, several readers, unread views."""
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from agent_framework import ResponseStream
+
+TIMEOUT = 10.0
+
+
+class QueueSource:
+    """A custom async iterator over a queue; its ``aclose()`` wakes a blocked reader, as a socket's does."""
+
+    def __init__(self, items: list[int], readers: int = 1) -> None:
+        self.queue: asyncio.Queue[int | None] = asyncio.Queue()
+        for item in items:
+            self.queue.put_nowait(item)
+        self.readers = readers
+        self.closed = False
+
+    def __aiter__(self) -> "QueueSource":
+        return self
+
+    async def __anext__(self) -> int:
+        await asyncio.sleep(0)  # a real source awaits its transport here
+        item = await self.queue.get()
+        if item is None:
+            self.queue.put_nowait(None)  # the next reader ends too
+            raise StopAsyncIteration
+        return item
+
+    def end(self) -> None:
+        self.queue.put_nowait(None)
+
+    async def aclose(self) -> None:
+        self.closed = True
+        self.end()
+
+
+async def test_close_from_another_task_wakes_a_reader_blocked_in_a_custom_source() -> None:
+    source = QueueSource([1])
+    cleaned: list[str] = []
+    stream: ResponseStream[int, list[int]] = ResponseStream(
+        source, finalizer=list, cleanup_hooks=[lambda: cleaned.append("cleanup")]
+    )
+    reader = asyncio.ensure_future(asyncio.wait_for(_drain(stream), TIMEOUT))
+    while source.queue.qsize():  # the reader took the first update and waits for the next one
+        await asyncio.sleep(0)
+
+    await asyncio.wait_for(stream.close(), TIMEOUT)
+
+    assert source.closed and cleaned == ["cleanup"]
+    assert await reader == [1]
+
+
+async def test_two_readers_share_a_source_that_allows_concurrent_reads() -> None:
+    source = QueueSource(list(range(10)))
+    stream: ResponseStream[int, list[int]] = ResponseStream(source, finalizer=list)
+
+    async def worker() -> list[int]:
+        got: list[int] = []
+        async for update in stream:
+            got.append(update)
+        return got
+
+    source.end()
+    first, second = await asyncio.wait_for(asyncio.gather(worker(), worker()), TIMEOUT)
+    assert sorted(first + second) == list(range(10))
+
+
+async def _updates() -> AsyncIterator[int]:
+    for update in range(3):
+        yield update
+
+
+async def _drain(stream: ResponseStream[Any, Any]) -> list[Any]:
+    return [update async for update in stream]
+
+
+@pytest.mark.parametrize("view", ["map", "with_finalizer"])
+async def test_a_stream_stays_readable_after_an_unread_view_of_it_is_closed(view: str) -> None:
+    inner: ResponseStream[int, list[int]] = ResponseStream(_updates(), finalizer=list)
+    wrapper = inner.map(str, list) if view == "map" else inner.with_finalizer(len)
+    async with wrapper:
+        pass  # the view is not needed after all
+
+    assert await asyncio.wait_for(_drain(inner), TIMEOUT) == [0, 1, 2]
+    assert await asyncio.wait_for(inner.get_final_response(), TIMEOUT) == [0, 1, 2]
+
+
+async def test_a_from_awaitable_stream_closed_unread_can_still_be_awaited_read_and_finalized() -> None:
+    async def opening() -> ResponseStream[int, list[int]]:
+        return ResponseStream(_updates(), finalizer=list)
+
+    stream = ResponseStream.from_awaitable(opening())
+    await asyncio.wait_for(stream.close(), TIMEOUT)
+
+    assert await asyncio.wait_for(stream, TIMEOUT) is stream
+    assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [0, 1, 2]
