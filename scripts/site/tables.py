@@ -238,6 +238,14 @@ def downstream_tables(data: Mapping[str, Any], name: str) -> list[str]:
         for row in ran
     ]
     lines += ["", *_package_runs({"rows": counted}, name)]
+    flaky = [
+        [f"`{row['package']}`", _cell(row["base"]), _cell(row["python"]), f"`{short_test_name(str(test))}`"]
+        for row in ran
+        for test in cast("list[object]", row.get("flaky", []))
+    ]
+    if flaky:
+        heading = "**Flaky** (failed after the series in the suite, passed when rerun alone):"
+        lines += ["", heading, "", *markdown_table(["package", "base", "Python", "test"], flaky)]
     missing = [[f"`{row['package']}`", _cell(row["version"]), _cell(row["base"]), _cell(row["python"]),
                 _cell(row.get("reason", ""))] for row in rows if not row["installed"]]  # fmt: skip
     if missing:

@@ -144,6 +144,8 @@ def test_the_page_shows_regressions_first_then_every_run_then_what_did_not_insta
     assert lines[regressions + 3] == "| `pkg-a` | 1.0 | 3.11 | `t::gone` |"
     assert "| pkg-a | 2.0 | 1.0 | 3.11 | sdist | 5 | 4 | 1 | 1 | 2 | 1 |" in lines
     assert lines[-1] == "| `pkg-b` | 1.0 | 1.0 | 3.13 | no wheel \\| for 3.13 |"
+    flaky = lines.index("**Flaky** (failed after the series in the suite, passed when rerun alone):")
+    assert lines[flaky + 4] == "| `pkg-a` | 1.0 | 3.11 | `t::flaky` |"
 
 
 def test_the_page_says_when_nothing_regressed(tmp_path: Path) -> None:
