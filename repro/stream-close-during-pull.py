@@ -1,67 +1,131 @@
-"""ResponseStream.close() from another task while that task is inside a pull.
+"""ResponseStream.close() from another task while a read is inside the stream's async generator source.
 
-A reader task iterates a ResponseStream whose source is parked in its second pull; another task closes the
-stream, as a server does when its client disconnects. Today close() fails ("already running") after running
-the cleanup hooks while the source still runs. Expected: close() does not fail and runs no hook while the
-source runs; the close takes effect when the pull in progress returns: the source ends, then the hooks run,
-and the reading ends there.
+A reader task is suspended inside the source (it awaits its service); another task calls close(), as a server
+does when its client disconnects.
+
+A. A plain stream: close() raises "aclose(): asynchronous generator is already running" after it has run the
+   cleanup hooks, while the source goes on.
+B. A buffered stream (buffer_updates()) during the read that fills its buffer: the same.
+C. A FunctionalWorkflow stream: the cleanup hook that close() runs early releases the run guard, so a second
+   run of the workflow is admitted while the first run's body still executes.
+
+Expected: close() returns without error and runs no hook while the source runs; the read in progress completes
+the close when its pull returns (the source is closed, then the hooks run) and the next read ends.
 """
 
 import asyncio
 import sys
+from typing import Any
 
-from agent_framework import ResponseStream
+from agent_framework import ResponseStream, workflow
 
-events: list[str] = []
-parked = asyncio.Event()
-release = asyncio.Event()
+TIMEOUT = 5
 
 
-async def source():
-    """The stream's update source."""
+class Service:
+    """What the source awaits: ``waiting`` is set while it waits, ``answer()`` lets it go on."""
+
+    def __init__(self) -> None:
+        self.waiting, self._answered = asyncio.Event(), asyncio.Event()
+        self.log: list[str] = []
+
+    async def call(self) -> None:
+        self.waiting.set()
+        await self._answered.wait()
+
+    def answer(self) -> None:
+        self._answered.set()
+
+    def hook(self) -> None:
+        self.log.append("cleanup hook")
+
+
+async def close_from_another_task(stream: ResponseStream[Any, Any], service: Service) -> str:
+    await asyncio.wait_for(service.waiting.wait(), TIMEOUT)
+    (error,) = await asyncio.wait_for(asyncio.gather(stream.close(), return_exceptions=True), TIMEOUT)
+    return f"close() {'raised ' + repr(error) if error else 'returned'} with {service.log} run"
+
+
+async def plain() -> tuple[str, str, bool]:
+    service = Service()
+
+    async def source():
+        try:
+            yield "first"
+            await service.call()
+            yield "second"
+        finally:
+            service.log.append("source ended")
+
+    stream = ResponseStream(source(), cleanup_hooks=[service.hook])
+    reader = asyncio.ensure_future(asyncio.wait_for(_drain(stream), TIMEOUT))
+    at_close = await close_from_another_task(stream, service)
+    service.answer()
+    (read,) = await asyncio.gather(reader, return_exceptions=True)
+    observed = f"{at_close}; the reader read {read}; in the end {service.log}"
+    expected = (
+        "close() returned with [] run; the reader read ['first', 'second']; in the end ['source ended', 'cleanup hook']"
+    )
+    return observed, expected, observed != expected
+
+
+async def buffered() -> tuple[str, str, bool]:
+    service = Service()
+
+    async def source():
+        try:
+            await service.call()
+            yield "the answer"
+        finally:
+            service.log.append("source ended")
+
+    stream = ResponseStream(source(), finalizer=list, cleanup_hooks=[service.hook]).buffer_updates()
+    reader = asyncio.ensure_future(asyncio.wait_for(stream.get_final_response(), TIMEOUT))
+    at_close = await close_from_another_task(stream, service)
+    service.answer()
+    await asyncio.gather(reader, return_exceptions=True)
+    observed = f"{at_close}; in the end {service.log}"
+    expected = "close() returned with [] run; in the end ['source ended', 'cleanup hook']"
+    return observed, expected, observed != expected
+
+
+async def functional() -> tuple[str, str, bool]:
+    service = Service()
+
+    @workflow
+    async def job(name: str) -> str:
+        await service.call()
+        return name
+
+    wf = job.build()
+    stream = wf.run("first", stream=True).with_cleanup_hook(service.hook)
+    reader = asyncio.ensure_future(asyncio.wait_for(_drain(stream), TIMEOUT))
+    at_close = await close_from_another_task(stream, service)
     try:
-        yield "first"
-        parked.set()
-        await release.wait()
-        yield "second"
-    finally:
-        events.append("source ended")
+        await wf.run("second", stream=True).close()
+        second = "admitted"
+    except RuntimeError:
+        second = "refused"
+    service.answer()
+    await asyncio.gather(reader, return_exceptions=True)
+    observed = f"{at_close}; a second run while the first body still executes was {second}"
+    expected = "close() returned with [] run; a second run while the first body still executes was refused"
+    return observed, expected, observed != expected
+
+
+async def _drain(stream: ResponseStream[Any, Any]) -> list[Any]:
+    return [update async for update in stream]
 
 
 async def main() -> int:
-    """Reproduce, print what was observed and expected, and return the exit status."""
-    stream = ResponseStream(source(), cleanup_hooks=[lambda: events.append("cleanup hook")])
-    read: list[str] = []
-
-    async def reader() -> str:
-        try:
-            async for update in stream:
-                read.append(update)
-        except RuntimeError as error:
-            return f"RuntimeError: {error}"
-        return "a normal end"
-
-    reading = asyncio.create_task(reader())
-    await asyncio.wait_for(parked.wait(), 5)
-    try:
-        await asyncio.wait_for(stream.close(), 5)
-        closed = "close() returned"
-    except Exception as exc:
-        closed = f"close() raised {exc!r}"
-    seen_at_close = list(events)
-    release.set()
-    ended = (await asyncio.wait_for(asyncio.gather(reading, return_exceptions=True), 5))[0]
-
-    sys.stdout.write(
-        f"observed: {closed}; when it returned: {seen_at_close}; the reader read {read}, then {ended}; "
-        f"in the end: {events}\n"
-    )
-    sys.stdout.write(
-        "expected: close() returned; when it returned: []; the reader read ['first', 'second'], then a normal end; "
-        "in the end: ['source ended', 'cleanup hook']\n"
-    )
-    fixed = closed == "close() returned" and seen_at_close == [] and events == ["source ended", "cleanup hook"]
-    return 0 if fixed and ended == "a normal end" else 1
+    """Reproduce each sub-finding, print what was observed and expected, and return the exit status."""
+    findings = [("A. plain stream", await plain()), ("B. buffered stream", await buffered())]
+    findings.append(("C. FunctionalWorkflow stream", await functional()))
+    for name, (observed, expected, reproduces) in findings:
+        print(f"{name}: {'REPRODUCES' if reproduces else 'fixed'}\n  observed: {observed}\n  expected: {expected}")
+    print("observed: " + "; ".join(f"{name[0]}) {finding[0]}" for name, finding in findings))
+    print("expected: " + "; ".join(f"{name[0]}) {finding[1]}" for name, finding in findings))
+    return 1 if any(finding[2] for _, finding in findings) else 0
 
 
 if __name__ == "__main__":

@@ -52,10 +52,7 @@ class Record(Executor):
 def _review_workflow() -> Workflow:
     start, ask, forward, record = Start(id="start"), Ask(id="ask"), Forward(id="forward"), Record(id="record")
     return (
-        WorkflowBuilder(start_executor=start)
-        .add_fan_out_edges(start, [ask, forward])
-        .add_edge(forward, record)
-        .build()
+        WorkflowBuilder(start_executor=start).add_fan_out_edges(start, [ask, forward]).add_edge(forward, record).build()
     )
 
 
