@@ -18,7 +18,7 @@ from nox import registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scripts.sessions import applying, glue, matrix, reproducing, shipping, site, validation
+from scripts.sessions import applying, dependents, glue, matrix, reproducing, shipping, site, validation
 from scripts.sessions.glue import reported
 
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -51,6 +51,15 @@ def tests(session: nox.Session) -> None:
 def upstream(session: nox.Session) -> None:
     """Upstream's workflow/agent tests before vs after the series: `-- --checkout PATH` or `-- --tests-from PATH`."""
     validation.upstream(session)
+
+
+# On the Pythons the downstream packages are tested on (3.11; ag-ui on 3.13 too) that are found here.
+@nox.session(python=dependents.pythons(PYTHONS), venv_backend="uv", default=False, tags=WRITES_DOCS_DATA)
+@reported
+@matrix.cell
+def downstream(session: nox.Session) -> None:
+    """Packages built on the core, from PyPI: their own tests before vs after the series (`-- --checkout PATH`)."""
+    dependents.downstream(session)
 
 
 @nox.session

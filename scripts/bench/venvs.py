@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.series.common import venv_python
+from scripts.series.common import uv_program, venv_python
 from scripts.series.errors import RunguardError
 from scripts.series.git import git_output
 from scripts.series.locations import CORE_PACKAGE
@@ -26,16 +26,8 @@ class FrameworkPair:
     patched: Path
 
 
-def _uv() -> str:
-    """The uv next to the running interpreter (run.py's tools venv), else the one on PATH."""
-    found = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
-    if found is None:
-        raise RunguardError("uv is not installed; run the benchmark through `python3 run.py -s bench`")
-    return found
-
-
 def _run_uv(*args: str) -> str:
-    result = subprocess.run([_uv(), *args], capture_output=True, text=True, check=False)
+    result = subprocess.run([uv_program(), *args], capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise RunguardError(f"uv {args[0]} {args[1]} failed: {result.stderr.strip()}")
     return result.stdout

@@ -18,7 +18,7 @@ from scripts.series.errors import RunguardError
 from scripts.series.locations import REPO_ROOT
 
 # The sessions CI runs per base, in this order; `docs` builds the site once, after the jobs (in the merge job).
-CI_SESSIONS = ("tests", "lint", "typecheck", "redgreen", "repro", "wheel", "stress")
+CI_SESSIONS = ("tests", "lint", "typecheck", "redgreen", "repro", "wheel", "stress", "downstream")
 SHARDED = "stress"
 STRESS_SHARDS = 2
 STRESS_SCHEDULES = 1000  # per family and base, split over the shards

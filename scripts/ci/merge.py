@@ -19,7 +19,9 @@ Document = dict[str, Any]
 
 # The keys that identify a row in any data file (each file's rows carry some of them): a later job's row with the
 # same identity replaces an earlier one's.
-IDENTITY = ("target", "base", "python", "patch", "slug", "variant", "family", "benchmark", "kind", "run", "shard")
+IDENTITY = (
+    "target", "base", "python", "patch", "slug", "variant", "family", "benchmark", "kind", "run", "shard", "package",
+)  # fmt: skip
 
 
 def _identity(row: dict[str, Any]) -> tuple[str, ...]:

@@ -1,16 +1,19 @@
-"""Small helpers every layer shares: tables, markdown sections, test names, file hashes, venvs, processes at once."""
+"""Small helpers every layer shares: tables, markdown sections, test names, file hashes, venvs, uv, side by side."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import re
+import shutil
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
+
+from scripts.series.errors import RunguardError
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -76,6 +79,14 @@ def sha256_of(path: Path) -> str:
 def venv_python(venv: Path) -> Path:
     """The interpreter of the virtual environment at ``venv``."""
     return venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+
+
+def uv_program() -> str:
+    """The uv next to the running interpreter (run.py's tools venv, which runs nox), else the one on PATH."""
+    found = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if found is None:
+        raise RunguardError("uv is not installed; run this through `python3 run.py`, which installs it")
+    return found
 
 
 def side_by_side(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import nox
 
 from scripts.apply.copies import PatchedCheckout, prepare_base
-from scripts.series.common import TERMINAL_COLUMNS, venv_python
+from scripts.series.common import TERMINAL_COLUMNS, uv_program, venv_python
 from scripts.series.errors import ArgumentParser, ArgumentsError, RunguardError, error_line
 from scripts.series.listing import current_bases, current_series
 from scripts.series.locations import CORE_PACKAGE, RECORD_ENV, REPO_ROOT
@@ -145,6 +145,17 @@ def install_into(session: nox.Session, venv: Path, *packages: str) -> None:
     session.run("uv", "pip", "install", "--quiet", "--python", str(venv_python(venv)), *packages, "-c", PINS)
 
 
+def try_install_into(session: nox.Session, venv: Path, *packages: str) -> str:
+    """Install like ``install_into``, but a failure is returned, not raised: "" when installed, else uv's error.
+
+    The error is uv's message on one line (its resolver explains a conflict over several).
+    """
+    command = [uv_program(), "pip", "install", "--quiet", "--python", str(venv_python(venv)), *packages, "-c", PINS]
+    session.log(shlex.join(["uv", *command[1:]]))
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    return "" if done.returncode == 0 else " ".join(done.stderr.split()) or f"uv exited {done.returncode}"
+
+
 def install_core(session: nox.Session, repo: Path, *, compiled: bool = False) -> None:
     """Install (or replace) agent-framework-core from a checkout's core package.
 
@@ -172,19 +183,23 @@ def environment(session: nox.Session) -> str:
     return str(session.run("python", "-c", ENVIRONMENT, silent=True)).strip()
 
 
-def test_root(session: nox.Session, tests_repo: Path, name: str) -> Path:
-    """A copy of a checkout's core ``pyproject.toml`` and ``tests/`` to run pytest in.
+def test_root(
+    session: nox.Session, tests_repo: Path, name: str, package: Path = CORE_PACKAGE, tests: Sequence[str] = ("tests",)
+) -> Path:
+    """A copy of a checkout's package ``pyproject.toml`` and its ``tests/`` to run pytest in (the core's by default).
 
     pytest then uses upstream's configuration (asyncio_mode=auto, timeout) as if run from ``python/packages/core``,
     but imports the installed package rather than the source next to the tests, and writes nothing into the cache.
+    ``tests``: the package's test directories, when they are not ``tests/`` (missing ones are left out).
     """
     root = scratch(session) / name
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    core = tests_repo / CORE_PACKAGE
-    shutil.copy2(core / "pyproject.toml", root / "pyproject.toml")
-    if (core / "tests").is_dir():
-        shutil.copytree(core / "tests", root / "tests")
+    source = tests_repo / package
+    shutil.copy2(source / "pyproject.toml", root / "pyproject.toml")
+    for directory in tests:
+        if (source / directory).is_dir():
+            shutil.copytree(source / directory, root / directory)
     return root
 
 

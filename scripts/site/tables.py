@@ -249,7 +249,60 @@ def stress_tables(data: Mapping[str, Any], name: str) -> list[str]:
     return _stress_runs(data, name) + (["", *markdown_table(headers, found)] if found else [])
 
 
+_package_runs = flat_table(
+    Column("package", "package"),
+    Column("version", "version"),
+    Column("base", "base"),
+    Column("python", "Python"),
+    Column("tests_from", "tests from"),
+    Column("tests", "tests run"),
+    Column("passed_before", "passed before"),
+    Column("passed_after", "passed after"),
+    Column("failed_both", "failed in both"),
+    Column("regression_count", "regressions"),
+    Column("flaky_count", "flaky", required=False),
+)
+
+
+def downstream_tables(data: Mapping[str, Any], name: str) -> list[str]:
+    """Crater's report: the regressions first, then one row per package, base and Python, then what did not install."""
+    rows = _rows(data, name)
+    for number, row in enumerate(rows):
+        _require(row, ["package", "version", "base", "python", "installed"], f"{name}.json rows[{number}]")
+    ran = [row for row in rows if row["installed"]]
+    regressions = [
+        [f"`{row['package']}`", _cell(row["base"]), _cell(row["python"]), f"`{short_test_name(str(test))}`"]
+        for row in ran
+        for test in cast("list[object]", row.get("regressions", []))
+    ]
+    lines = (
+        ["**Regressions** (passed before the series, fail after it, also when rerun alone):", ""]
+        + markdown_table(["package", "base", "Python", "test"], regressions)
+        if regressions
+        else ["**No regressions:** no test that passed before the series fails after it.", ""]
+    )
+    counted = [
+        {**row, "regression_count": len(row.get("regressions", [])), "flaky_count": len(row.get("flaky", []))}
+        for row in ran
+    ]
+    lines += ["", *_package_runs({"rows": counted}, name)]
+    flaky = [
+        [f"`{row['package']}`", _cell(row["base"]), _cell(row["python"]), f"`{short_test_name(str(test))}`"]
+        for row in ran
+        for test in cast("list[object]", row.get("flaky", []))
+    ]
+    if flaky:
+        heading = "**Flaky** (failed after the series in the suite, passed when rerun alone):"
+        lines += ["", heading, "", *markdown_table(["package", "base", "Python", "test"], flaky)]
+    missing = [[f"`{row['package']}`", _cell(row["version"]), _cell(row["base"]), _cell(row["python"]),
+                _cell(row.get("reason", ""))] for row in rows if not row["installed"]]  # fmt: skip
+    if missing:
+        lines += ["", "**Not installed:**", "", *markdown_table(["package", "version", "base", "Python", "why"], missing)]
+    return lines
+
+
 RENDERERS: dict[str, Callable[[Mapping[str, Any], str], list[str]]] = {
+    "downstream": downstream_tables,
     "applicability": applicability_matrix,
     "redgreen": redgreen_table,
     "stress": stress_tables,

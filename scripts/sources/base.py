@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import tarfile
 from pathlib import Path
 
 from scripts.series.common import sha256_of
@@ -12,7 +11,7 @@ from scripts.series.errors import RunguardError
 from scripts.series.git import run_git
 from scripts.series.locations import CORE_PACKAGE, cache_dir
 from scripts.sources.cache import building, load_record, publish
-from scripts.sources.pypi import fetch_sdist
+from scripts.sources.pypi import fetch_sdist, unpack_sdist
 
 ROOT_SETTINGS = Path(__file__).with_name("upstream_root_pyproject.toml")
 SDIST_MEMBERS = ("pyproject.toml", "README.md", "LICENSE", "agent_framework")
@@ -44,12 +43,9 @@ def _lay_out(sdist: Path, version: str, repo: Path) -> None:
     core = repo / CORE_PACKAGE
     core.mkdir(parents=True)
     unpacked = repo / ".unpacked"
-    try:
-        with tarfile.open(sdist) as archive:
-            archive.extractall(unpacked, filter="data")
-    except (tarfile.TarError, OSError) as error:
-        raise RunguardError(f"cannot unpack {sdist}: {error}") from error
-    top = unpacked / f"agent_framework_core-{version}"
+    top = unpack_sdist(sdist, unpacked)
+    if top.name != f"agent_framework_core-{version}":
+        raise RunguardError(f"{sdist.name} holds {top.name}, not agent_framework_core-{version}")
     for member in SDIST_MEMBERS:
         if not (top / member).exists():
             raise RunguardError(f"{sdist.name} has no {member}; is it an agent-framework-core sdist?")

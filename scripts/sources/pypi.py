@@ -1,11 +1,13 @@
-"""Fetch ``agent-framework-core`` sdists from the package index into a content-addressed, verified cache."""
+"""Fetch sdists (agent-framework-core's and its downstream packages') from the package index into a verified cache."""
 
 from __future__ import annotations
 
 import json
 import os
+import tarfile
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any, cast
@@ -19,20 +21,20 @@ SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 TIMEOUT_SECONDS = 60
 
 
-def sdist_filename(version: str) -> str:
-    """The sdist file name for ``version``."""
-    return f"{PROJECT.replace('-', '_')}-{version}.tar.gz"
+def sdist_filename(version: str, project: str = PROJECT) -> str:
+    """The sdist file name of ``project`` ``version``."""
+    return f"{project.replace('-', '_')}-{version}.tar.gz"
 
 
-def fetch_sdist(version: str) -> Path:
-    """Return the cached sdist of ``version``, downloading (or re-downloading a corrupt copy) as needed."""
+def fetch_sdist(version: str, project: str = PROJECT) -> Path:
+    """Return the cached sdist of ``project`` ``version``, downloading (or re-downloading a corrupt copy) as needed."""
     sdists = cache_dir() / "sdists"
-    record = sdists / "by-version" / f"{version}.sha256"
+    record = sdists / "by-version" / f"{project}-{version}.sha256"
     if record.is_file():
         cached = sdists / "sha256" / f"{record.read_text().strip()}.tar.gz"
         if cached.is_file() and sha256_of(cached) == cached.name.removesuffix(".tar.gz"):
             return cached
-    url, digest = _lookup(version)
+    url, digest = _lookup(version, project)
     target = sdists / "sha256" / f"{digest}.tar.gz"
     target.parent.mkdir(parents=True, exist_ok=True)
     _download(url, digest, target)
@@ -41,22 +43,22 @@ def fetch_sdist(version: str) -> Path:
     return target
 
 
-def _lookup(version: str) -> tuple[str, str]:
+def _lookup(version: str, project: str) -> tuple[str, str]:
     """The download URL and recorded sha256 of the sdist, from the index's PEP 691 JSON page."""
-    page = f"{package_index_url()}/{PROJECT}/"
+    page = f"{package_index_url()}/{project}/"
     try:
         request = urllib.request.Request(page, headers={"Accept": SIMPLE_JSON})
         with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
             listing = cast("dict[str, Any]", json.load(response))
     except urllib.error.HTTPError as error:
-        raise RunguardError(f"{PROJECT} is not on the package index {page} (HTTP {error.code})") from error
+        raise RunguardError(f"{project} is not on the package index {page} (HTTP {error.code})") from error
     except (urllib.error.URLError, OSError, ValueError) as error:
         raise RunguardError(f"cannot read the package index {page}: {error}") from error
-    name = sdist_filename(version)
+    name = sdist_filename(version, project)
     for entry in cast("list[dict[str, Any]]", listing.get("files", [])):
         if entry.get("filename") == name:
-            return str(entry["url"]), str(entry["hashes"]["sha256"])
-    raise RunguardError(f"{PROJECT} {version} is not on PyPI (no {name} on {page})")
+            return urllib.parse.urljoin(page, str(entry["url"])), str(entry["hashes"]["sha256"])
+    raise RunguardError(f"{project} {version} is not on PyPI (no {name} on {page})")
 
 
 def _download(url: str, digest: str, target: Path) -> None:
@@ -73,3 +75,16 @@ def _download(url: str, digest: str, target: Path) -> None:
         raise RunguardError(f"cannot download {url}: {error}") from error
     finally:
         Path(partial).unlink(missing_ok=True)
+
+
+def unpack_sdist(sdist: Path, destination: Path) -> Path:
+    """Unpack ``sdist`` into ``destination``; return its top directory (``<name>-<version>``)."""
+    try:
+        with tarfile.open(sdist) as archive:
+            archive.extractall(destination, filter="data")
+    except (tarfile.TarError, OSError) as error:
+        raise RunguardError(f"cannot unpack {sdist}: {error}") from error
+    tops = [path for path in destination.iterdir() if path.is_dir()]
+    if len(tops) != 1:
+        raise RunguardError(f"{sdist.name} does not hold one top directory")
+    return tops[0]

@@ -25,9 +25,14 @@ def select_upstream_tests(core: Path) -> list[str]:
 
 
 def regressed_tests(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    """Tests that passed before the series and fail or error after it."""
+    """Tests that passed before the series and fail or error after it, or are missing from it.
+
+    A test goes missing when its module no longer collects: pytest then reports the module as one error instead.
+    """
     return sorted(
-        test for test, outcome in after.items() if before.get(test) == "passed" and outcome in {"failed", "error"}
+        test
+        for test, outcome in before.items()
+        if outcome == "passed" and after.get(test, "error") in {"failed", "error"}
     )
 
 

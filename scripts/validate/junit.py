@@ -80,3 +80,20 @@ def selects(test_id: str, junit_key: str) -> bool:
     classname, _, name = junit_key.partition("::")
     qualified = f"{classname}.{name.split('[', 1)[0]}"
     return qualified == wanted or qualified.startswith(f"{wanted}.")
+
+
+def node_id(junit_key: str, root: Path) -> str:
+    """The pytest id (``tests/x/test_y.py::Class::name[params]``) of the case reported as ``junit_key`` from ``root``.
+
+    pytest reports ``tests.x.test_y.Class`` as the class name: its longest prefix that names a file under ``root`` is
+    the module, the rest the classes. A module that failed to collect is reported with an empty class name and the
+    module as the name: its id is the file. A key whose module is not under ``root`` is returned as it is.
+    """
+    classname, _, name = junit_key.partition("::")
+    dotted, tail = (classname, [name]) if classname else (name, [])
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = "/".join(parts[:cut]) + ".py"
+        if (root / module).is_file():
+            return "::".join([module, *parts[cut:], *tail])
+    return junit_key

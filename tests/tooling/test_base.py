@@ -57,7 +57,9 @@ SDIST_DAMAGE: dict[str, Callable[[Path], object]] = {
     "overwritten": lambda sdist: sdist.write_bytes(b"corrupt"),
     "truncated": truncate,
     "deleted": Path.unlink,
-    "record garbled": lambda sdist: (sdist.parents[1] / "by-version" / f"{VERSION}.sha256").write_text("garbage\n"),
+    "record garbled": lambda sdist: (
+        sdist.parents[1] / "by-version" / f"agent-framework-core-{VERSION}.sha256"
+    ).write_text("garbage\n"),
 }
 
 

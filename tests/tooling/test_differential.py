@@ -39,6 +39,11 @@ def test_only_pass_to_fail_is_a_regression() -> None:
     assert regressed_tests(before, after) == ["a"]
 
 
+def test_a_test_that_passed_before_and_is_missing_after_is_a_regression() -> None:
+    before = {"tests.test_m::test_a": "passed", "tests.test_m::test_b": "failed"}
+    assert regressed_tests(before, {"::tests.test_m": "error"}) == ["tests.test_m::test_a"]
+
+
 def test_pyright_errors_ignore_line_numbers(tmp_path: Path) -> None:
     def report(*lines: int) -> str:
         items = [
