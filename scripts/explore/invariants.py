@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 LIVE, DONE, ABORTED = "live", "done", "aborted"
+LOST = "lost with its event loop"  # still executing when its caller closed the loop by hand
 IN_PROGRESS = frozenset({"IN_PROGRESS", "IN_PROGRESS_PENDING_REQUESTS"})
 SETTLED_AFTER_COMPLETION = frozenset({"IDLE", "IDLE_WITH_PENDING_REQUESTS"})
 
@@ -57,6 +58,7 @@ class Probe:
     gates: dict[str, asyncio.Event] = field(default_factory=dict[str, asyncio.Event])
     violations: list[Violation] = field(default_factory=list[Violation])
     exclusive: bool = True  # one run at a time (a workflow); a chat client serves its calls side by side
+    completed: set[str] = field(default_factory=set[str])  # runs the caller read to their end
 
     def violate(self, kind: str, detail: str) -> None:
         """Record a broken invariant (once)."""
@@ -79,7 +81,8 @@ class Probe:
         try:
             yield invocation
         except BaseException:
-            invocation.outcome = ABORTED
+            if invocation.outcome == LIVE:  # not one lost with its loop, which the collector closes later
+                invocation.outcome = ABORTED
             raise
         invocation.outcome = DONE
 
@@ -89,7 +92,7 @@ class Probe:
         The gates are forgotten, as a closed loop forgets its sockets and timers: what waits on them is garbage then.
         """
         for invocation in self.live():
-            invocation.outcome = ABORTED
+            invocation.outcome = LOST
         self.gates.clear()
 
     def _enter(self, run: str, where: str, tools: Iterable[str] | None) -> Invocation:
@@ -109,10 +112,15 @@ class Probe:
         invocation.keys.append(key)
 
     def joined(self, where: str, runs: Iterable[str]) -> None:
-        """A fan-in delivered messages of ``runs``: they must all come from one run."""
-        distinct = sorted(set(runs))
+        """A fan-in delivered messages of ``runs``: they must all come from one run.
+
+        The detail says when every earlier run among them had been read to its end (and so left its messages there
+        beside its pending requests) rather than closed, dropped or abandoned.
+        """
+        distinct = sorted(set(runs), key=lambda run: int(run[1:]))
         if len(distinct) > 1:
-            self.violate("mixed-fan-in", f"{where} joined messages of runs {distinct}")
+            finished = "; the earlier ones had completed" if self.completed >= set(distinct[:-1]) else ""
+            self.violate("mixed-fan-in", f"{where} joined messages of runs {distinct}{finished}")
 
     def check_state(self, visible: Mapping[str, object], completed_runs: Iterable[str]) -> None:
         """No leaked write (a visible key was staged by a finished invocation), no lost one (completed runs')."""
@@ -120,7 +128,10 @@ class Probe:
         for key in visible:
             owner = staged.get(key)
             if owner is not None and owner.outcome != DONE:
-                self.violate("leaked-write", f"{key} is committed, but {owner.where} of {owner.run} did not finish")
+                lost = f" (it was {LOST})" if owner.outcome == LOST else ""
+                self.violate(
+                    "leaked-write", f"{key} is committed, but {owner.where} of {owner.run} did not finish{lost}"
+                )
         for run in completed_runs:
             for inv in self.invocations:
                 lost = [key for key in inv.keys if inv.run == run and key not in visible]

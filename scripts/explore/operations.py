@@ -74,6 +74,10 @@ ADDRESS = re.compile(r"0x[0-9a-f]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 # WorkflowAgent starts the workflow run at the first pull, a from_awaitable() stream at its first pull or await
 LAZY_ADMISSION = frozenset({"agent", "functional-awaitable"})
 READS_WHOLE_RUN = frozenset({"functional-buffered"})  # a buffered stream reads the whole run at its first pull
+# A graph Workflow run has ended once it yielded its final status (series PR 4): the next run may be admitted even if
+# the caller keeps its stream unfinished. Unpatched, it holds the workflow until the stream is closed or collected, so
+# such a run still counts as live when a start is refused.
+ENDS_AT_FINAL_STATUS = frozenset({"graph", "subworkflow", "checkpointed", "agent"})
 
 
 async def _resolved(stream: Stream) -> Stream:
@@ -175,6 +179,11 @@ class Run:
     def started(self) -> bool:
         """Whether the run got going, as the caller can tell."""
         return bool(IN_PROGRESS & set(self.statuses)) or self.pulled > 0
+
+    @property
+    def final_status_seen(self) -> bool:
+        """Whether the caller has read the run's final status (only its end of iteration, if anything, is left)."""
+        return bool(self.statuses) and self.statuses[-1] in SETTLED_AFTER_COMPLETION
 
 
 @dataclass
@@ -278,7 +287,7 @@ class Session:
         """
         status = self.subject.status()
         latest = [other for other in self.runs if other.admitted][-1:]
-        ended = completed or (bool(run.statuses) and run.statuses[-1] in SETTLED_AFTER_COMPLETION)
+        ended = completed or run.final_status_seen
         if status is not None and latest == [run]:
             self.probe.check_status(run.name, status, completed=ended, started=run.started)
 
@@ -316,8 +325,7 @@ class Session:
         run.stream, run.items = stream, aiter(stream)
         if not self._lazy(run):
             run.admitted = True
-            if live and self.probe.exclusive:
-                self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
+            self._check_admitted(run)
         return True
 
     async def _start(self, run: Run, start: Callable[[], Stream | None]) -> None:
@@ -397,9 +405,15 @@ class Session:
         """
         if not run.admitted:
             run.admitted = True
-            live = self._live(besides=run)
-            if live and run.state == OPEN and self.probe.exclusive:
-                self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
+            if run.state == OPEN:
+                self._check_admitted(run)
+
+    def _check_admitted(self, run: Run) -> None:
+        """``run`` was admitted: no other run may still hold the object (one that yielded its final status does not)."""
+        ends_there = self.family in ENDS_AT_FINAL_STATUS
+        live = [other for other in self._live(besides=run) if not (ends_there and other.final_status_seen)]
+        if live and self.probe.exclusive:
+            self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
 
     def _received(self, run: Run, item: Any) -> None:
         self._admitted_lazily(run)
@@ -415,6 +429,7 @@ class Session:
 
     def _completed(self, run: Run) -> None:
         run.state, run.ending = COMPLETED, "completed"
+        self.probe.completed.add(run.name)
         self.probe.check_ended(run.name, "its last event")
         state = self.subject.committed_state()
         if state is not None:
@@ -509,8 +524,8 @@ class Session:
         checkpoint = await self._bounded("finding the latest checkpoint", self.subject.latest_checkpoint())
         if checkpoint is None:
             return
-        for run in self._current():
-            self.probe.gate(run.name).set()  # the resumed work waits on the gate of the run that took it
+        for run in self.runs:  # the resumed work waits on the gate of the run that took it, of any event loop
+            self.probe.gate(run.name).set()
         self.requests.clear()  # the checkpoint's pending requests replace them; its run emits them again
         self.answered.clear()
         name = f"r{len(self.runs)}"

@@ -80,6 +80,7 @@ def _combine(key: tuple[str, ...], shards: list[Row]) -> Row:
         "schedules": sum(row["schedules"] for row in shards),
         "violating_schedules": sum(row["violating_schedules"] for row in shards),
         "regressions": sum(row.get("regressions", 0) for row in shards),
+        "unexplained": sum(row.get("unexplained", 0) for row in shards),
         "seconds": round(sum(row.get("seconds", 0.0) for row in shards), 1),
         "cpu_seconds": round(sum(row.get("cpu_seconds", 0.0) for row in shards), 1),
         "seed_range": [first, ranges[-1][1]] if ranges else [],
@@ -87,6 +88,19 @@ def _combine(key: tuple[str, ...], shards: list[Row]) -> Row:
         "members_found_after": dict(sorted(found.items())),
         "examples": [example for row in shards for example in row.get("examples", [])],
     }
+
+
+def fails(row: Row) -> bool:
+    """Whether a run of the patched series failed.
+
+    Differential: on a regression, or on a violation that is not an open member's the unpatched build shows too.
+    The patched build explored alone: on any violation.
+    """
+    if row["variant"] != "patched":
+        return False
+    if row.get("differential"):
+        return bool(row.get("regressions") or row.get("unexplained"))
+    return bool(row["violating_schedules"])
 
 
 def merge_shards(rows: Iterable[Row]) -> list[Row]:

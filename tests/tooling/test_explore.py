@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scripts.explore import driver
+from scripts.explore import driver, shards
 from scripts.explore.__main__ import main as explore_main
-from scripts.explore.invariants import Violation
-from scripts.explore.operations import WEIGHTS, Op, format_ops, generate, is_refusal, parse_ops, seen_error
+from scripts.explore.differential import Outcome, request
+from scripts.explore.invariants import Probe, Violation
+from scripts.explore.operations import (
+    WEIGHTS,
+    Op,
+    Run,
+    Session,
+    format_ops,
+    generate,
+    is_refusal,
+    parse_ops,
+    seen_error,
+)
 from scripts.explore.shards import Shard, read_rows
 from scripts.explore.subjects import FAMILIES, build_subject
 
@@ -86,6 +98,30 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
          "first read leaves its awaitable unawaited"),
         ("functional-awaitable", Violation("guard-leaked", "r0 closed after 0 pulls"), "S2 a resolved, unread "
          "from_awaitable() stream keeps the run guard after close()"),
+        ("functional-awaitable", Violation("guard-leaked", "r0 closed during a pull after 0 pulls, r1 open"), "S2 a "
+         "resolved, unread from_awaitable() stream keeps the run guard after close()"),
+        ("functional-awaitable", Violation("guard-leaked", "r0 dropped after 0 pulls"), "F4 a cancelled or unstarted "
+         "dropped FunctionalWorkflow run keeps the guard"),
+        ("checkpointed", Violation("guard-leaked", "r1 refused though no run is live; r0 dropped with its event loop "
+         "after 6 pulls"), "L1 a run whose event loop was closed by hand keeps the run guard"),
+        ("checkpointed", Violation("cancel-pending-admitted", "x"), "G6 cancel_pending_requests() ignores the run "
+         "guard"),
+        ("agent", Violation("leaked-write", "head:r0 is committed, but head of r0 did not finish (it was lost with "
+         "its event loop)"), "G2 a run's staged write is committed by the successor after the run's loop was closed "
+         "by hand"),
+        ("graph", Violation("leaked-write", "head:r0 is committed, but head of r0 did not finish"), "G2 a dropped "
+         "run's staged write is committed by the successor"),
+        ("checkpointed", Violation("mixed-fan-in", "join joined messages of runs ['r0', 'r1']; the earlier ones had "
+         "completed"), "G10 (not covered) a fresh run joins the fan-in a completed run left beside its pending "
+         "requests"),
+        ("checkpointed", Violation("mixed-fan-in", "join joined messages of runs ['r0', 'r1']"), "G4 a closed run's "
+         "fan-in buffer is joined by the next run"),
+        ("chat", Violation("hang", "close() of r0 did not finish within 10s"), "S2 close() of an unread chat stream "
+         "waits for the model call"),
+        ("chat", Violation("hang", "a second reader of r0 got nothing within 10s"), "other hang"),
+        ("agent", Violation("guard-leaked", "r3 refused (The underlying workflow is in an invalid state to restart: "
+         "IN_PROGRESS.) though no run is live; r0 dropped with its event loop after 1 pulls"), "L1 a run whose event "
+         "loop was closed by hand keeps the run guard"),
     ],
 )  # fmt: skip
 def test_violations_are_classified_as_known_members(family: str, violation: Violation, member: str) -> None:
@@ -236,3 +272,126 @@ def test_a_handler_the_closed_loop_stepped_in_its_last_turn_dies_with_it(seed: i
     """A pull begun just before the loop is closed by hand may enter the run in the loop's last turn: not a leftover."""
     outcome = driver.observe_schedule("functional-buffered", seed, parse_ops("start,pull:0,newloop"))
     assert [violation for violation in outcome.violations if violation.kind == "leftover"] == []
+
+
+LOST_GUARD = Violation("guard-leaked", "r1 refused though no run is live; r0 dropped with its event loop after 2 pulls")
+LOST_WRITE = Violation("lost-write", "r1 completed, but its writes ['head:r1'] are not in the state")
+
+
+def test_only_an_open_member_both_builds_show_is_reported_rather_than_failed() -> None:
+    """L1 is open: shared, it is reported; patched only it is a regression; G1 (fixed) and the unknown always fail."""
+    assert driver.open_and_shared("graph", LOST_GUARD, [LOST_GUARD])
+    assert not driver.open_and_shared("graph", LOST_GUARD, [])
+    assert not driver.open_and_shared("graph", LOST_WRITE, [LOST_WRITE])
+    unknown = Violation("hang", "teardown: r0 got no event within 10s with its gate open")
+    assert not driver.open_and_shared("graph", unknown, [unknown])
+
+
+@pytest.mark.parametrize(
+    ("row", "fails"),
+    [
+        ({"regressions": 1}, True),
+        ({"unexplained": 1}, True),
+        ({}, False),  # its violations are all open members both builds show
+        ({"differential": False}, True),  # the patched build explored alone: any violation fails
+        ({"variant": "unpatched", "differential": False}, False),
+    ],
+)
+def test_a_run_fails_on_a_regression_and_on_a_violation_no_open_shared_member_explains(
+    row: dict[str, Any], fails: bool
+) -> None:
+    base = {"variant": "patched", "differential": True, "violating_schedules": 3, "regressions": 0, "unexplained": 0}
+    assert shards.fails({**base, **row}) is fails
+
+
+@dataclass
+class _Workers:
+    """Stands for both builds' workers: every schedule gets the same two outcomes."""
+
+    unpatched: tuple[Violation, ...]
+    patched: tuple[Violation, ...]
+
+    def run(self, requests: list[dict[str, Any]]) -> list[tuple[Outcome, Outcome]]:
+        def outcome(violations: tuple[Violation, ...], asked: dict[str, Any]) -> Outcome:
+            return Outcome(asked["ops"] or "start", violations, {"runs": []})
+
+        return [(outcome(self.unpatched, asked), outcome(self.patched, asked)) for asked in requests]
+
+
+L1 = "L1 a run whose event loop was closed by hand keeps the run guard"
+
+
+@pytest.mark.parametrize(
+    ("builds", "unexplained", "regressions", "reported"),
+    [
+        (((LOST_GUARD,), (LOST_GUARD,)), 0, 0, []),  # an open member both builds show: counted, not failing
+        (((LOST_WRITE,), (LOST_WRITE,)), 1, 0, ["G1 late discard wipes the successor's staged write"]),  # fixed: fails
+        (((), (LOST_GUARD,)), 1, 1, [L1, "REGRESSION violation guard-leaked"]),  # only the patched build: a regression
+    ],
+)
+def test_the_differential_explorer_counts_and_reports_what_fails_the_run(
+    builds: tuple[tuple[Violation, ...], tuple[Violation, ...]],
+    unexplained: int,
+    regressions: int,
+    reported: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What fails the run is reported even when the examples are used up (none allowed here); open members are not."""
+    result = driver.FamilyResult("1.0", "patched", "graph", "s", differential=True)
+    explorer = driver.DifferentialExplorer(result, lambda seed, ops: "", max_examples=0)
+    explorer.pair = _Workers(*builds)  # type: ignore[assignment]
+    explorer._judge([request("graph", 3, "start,gc")], 1)  # pyright: ignore[reportPrivateUsage]
+    assert (result.violating_schedules, result.unexplained, result.regressions) == (1, unexplained, regressions)
+    assert shards.fails(asdict(result)) is bool(unexplained or regressions)
+    assert [example["member"] for example in result.examples] == reported
+    capsys.readouterr()
+
+
+def test_a_checkpoint_restored_after_the_loop_was_closed_by_hand_releases_the_old_run_s_work() -> None:
+    """The resumed work waits on the gate of the run that took it, a run of the closed loop: not a hang."""
+    outcome = driver.observe_schedule("checkpointed", 198, parse_ops("start,upto:0,newloop,restore"))
+    assert [violation for violation in outcome.violations if violation.kind == "hang"] == []
+
+
+@pytest.mark.parametrize(("family", "admitted_while_live"), [("checkpointed", False), ("functional", True)])
+def test_a_graph_run_that_yielded_its_final_status_no_longer_holds_the_workflow(
+    family: str, admitted_while_live: bool
+) -> None:
+    """r1 was read to its final IDLE status and kept: a graph workflow may admit r2 beside it (series PR 4).
+
+    A FunctionalWorkflow run holds its guard until its stream ends (the schedule explorer's checkpointed seed 227).
+    """
+    subject = build_subject(family)
+
+    async def settled() -> None:
+        return None
+
+    session = Session(subject, family, settled)
+    kept = Run("r1", "r1", admitted=True, statuses=["IN_PROGRESS", "IDLE"])
+    session.runs = [kept, Run("r2", "r2")]
+    session._check_admitted(session.runs[1])  # pyright: ignore[reportPrivateUsage]
+    assert bool(subject.probe.violations) is admitted_while_live
+
+
+def test_a_write_staged_by_a_handler_lost_with_its_event_loop_is_named_so() -> None:
+    """The collector closes the lost handler later (GeneratorExit): it stays lost, not aborted."""
+    probe = Probe()
+    with pytest.raises(GeneratorExit), probe.invoked("r0", "head") as invocation:
+        probe.stage(invocation, "head:r0")
+        probe.abandon()
+        raise GeneratorExit
+    probe.check_state({"head:r0": "r0"}, [])
+    assert [str(found) for found in probe.violations] == [
+        "leaked-write: head:r0 is committed, but head of r0 did not finish (it was lost with its event loop)"
+    ]
+
+
+def test_a_fan_in_joined_with_a_completed_run_s_messages_says_so() -> None:
+    probe = Probe()
+    probe.joined("join", ["r1", "r0"])
+    probe.completed.add("r0")
+    probe.joined("join", ["r2", "r0", "r2"])
+    assert [found.detail for found in probe.violations] == [
+        "join joined messages of runs ['r0', 'r1']",
+        "join joined messages of runs ['r0', 'r2']; the earlier ones had completed",
+    ]
