@@ -3,6 +3,8 @@
 
 import asyncio
 import gc
+import subprocess
+import sys
 
 from agent_framework import Executor, Message, WorkflowBuilder, WorkflowContext, handler
 
@@ -41,3 +43,59 @@ def test_a_turn_dropped_in_a_closed_loop_leaves_the_workflow_to_the_next_loop() 
         return [str(output) for output in result.get_outputs()]
 
     assert asyncio.run(next_run()) == ["echo again"]
+
+
+# Run in an interpreter of its own, as a sync wrapper's program would be: nothing else holds on to the closed loop.
+FUNCTIONAL_PROGRAM = """
+import asyncio, gc
+from agent_framework import RunContext, step, workflow
+
+gates = {}
+
+@step
+async def io(run: str) -> str:
+    await gates.setdefault(run, asyncio.Event()).wait()
+    return run
+
+@workflow
+async def flow(turn: str, ctx: RunContext) -> str:
+    await io(turn)
+    return f"{turn}:done"
+
+functional = flow.build()
+
+async def first_run():
+    stream = functional.run("r0", stream=True)
+    items = aiter(stream)
+    while True:  # read until a read is pending while the step waits on its I/O
+        pending = asyncio.ensure_future(anext(items))
+        for _ in range(50):
+            await asyncio.sleep(0)
+        if not pending.done():
+            break
+    del stream, items, pending  # dropped mid-step
+
+loop = asyncio.new_event_loop()
+loop.run_until_complete(first_run())
+loop.close()  # no shutdown_asyncgens()
+gates.clear()
+gc.collect()
+loop = asyncio.new_event_loop()
+
+async def next_run():
+    gates["r1"] = asyncio.Event()
+    gates["r1"].set()
+    result = await asyncio.wait_for(functional.run("r1"), 10)
+    print(result.get_outputs())
+
+loop.run_until_complete(next_run())
+loop.close()
+"""
+
+
+def test_a_functional_run_dropped_in_a_closed_loop_leaves_the_workflow_to_the_next_loop() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", FUNCTIONAL_PROGRAM], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "['r1:done']"
