@@ -16,6 +16,7 @@ from scripts.ci.matrix import CI_SESSIONS, Cell, build_matrix, list_sessions, no
 from scripts.ci.merge import merge_artifacts
 from scripts.series.errors import RunguardError
 from scripts.series.listing import current_bases
+from scripts.sessions.dependents import pythons as pythons_of_downstream
 from tests.tooling.helpers import REPO_ROOT
 
 
@@ -159,12 +160,14 @@ def test_repro_rows_of_each_script_survive_the_merge(tmp_path: Path) -> None:
 
 def test_the_readme_states_the_matrix_of_every_ci_python() -> None:
     """The README's job count is the matrix with CPython 3.10 to 3.13, as in CI (whatever this machine has)."""
-    every_python = ("3.10", "3.11", "3.12", "3.13")
+    every_python = ["3.10", "3.11", "3.12", "3.13"]
+    # The downstream session runs on the Pythons its packages are tested on, the others on every Python.
+    pythons = {"downstream": pythons_of_downstream(every_python)}
     listed = {(entry["name"], entry["python"] is not None) for entry in nox_sessions(list_sessions())}
     listing = [
         _entry(name, python)
         for name, per_python in sorted(listed)
-        for python in (every_python if per_python else (None,))
+        for python in (pythons.get(name, every_python) if per_python else (None,))
     ]
     cells = build_matrix(listing, current_bases())
     stated = re.search(r"the matrix is (\d+) jobs", (REPO_ROOT / "README.md").read_text())
