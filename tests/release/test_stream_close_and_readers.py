@@ -94,7 +94,7 @@ async def test_a_from_awaitable_stream_closed_unread_can_still_be_awaited_read_a
     async def opening() -> ResponseStream[int, list[int]]:
         return ResponseStream(_updates(), finalizer=list)
 
-    stream = ResponseStream.from_awaitable(opening())
+    stream: ResponseStream[int, list[int]] = ResponseStream[int, list[int]].from_awaitable(opening())
     await asyncio.wait_for(stream.close(), TIMEOUT)
 
     assert await asyncio.wait_for(stream, TIMEOUT) is stream
