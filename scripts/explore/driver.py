@@ -80,6 +80,8 @@ MEMBERS = (
     Member("G4 a closed run's fan-in buffer is joined by the next run", GRAPH, "mixed-fan-in"),
     Member("G4 what a stopped run's completed supersteps queued blocks the next message= run (kept by PR 3)", GRAPH,
            "exception", "in-flight executor", open=True),
+    Member("G5 status stays IN_PROGRESS after a run stopped between supersteps with work left (as on the release)",
+           GRAPH, "status", "abandoned in progress", open=True),
     Member("G5 status stays IN_PROGRESS after close/cancel/drop", GRAPH, "status"),
     Member("L1 a run whose event loop was closed by hand keeps the run guard", EVERY, "guard-leaked",
            "with its event loop", open=True),
