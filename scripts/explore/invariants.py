@@ -154,8 +154,10 @@ class Probe:
             self.violate("live-after-end", f"{inv.where} of {run} still runs after {how} returned")
 
     def check_status(self, run: str, status: str, *, completed: bool, started: bool) -> None:
-        """The workflow status once ``run`` is over: settled after completion; after abandonment CANCELLED, or settled
-        when the run was stopped between supersteps with nothing left to run.
+        """The workflow status once ``run`` is over: settled after completion, CANCELLED or settled after abandonment.
+
+        A run stopped between supersteps with nothing left to run is settled (IDLE); one with work left keeps its
+        status, as on the release (G5, open).
         """
         if completed and status not in SETTLED_AFTER_COMPLETION:
             self.violate("status", f"status is {status} after {run} completed")
