@@ -73,6 +73,8 @@ MEMBERS = (
            "leaked-write", "it was lost with its event loop", open=True),
     Member("G2 a dropped run's staged write is committed by the successor", GRAPH, "leaked-write"),
     Member("G3 a dropped run's executor runs beside the successor", GRAPH, "overlap"),
+    Member("G11 a dropped run freed by the cycle collector is closed several times at once", GRAPH, "loop-error",
+           "asynchronous generator is already running", open=True),
     Member("G3 a dropped run's executor sees the successor's tools", GRAPH, "foreign-tools"),
     Member("G4 a closed run's queued events reach the next run", GRAPH, "foreign-event"),
     Member("G10 (not covered) a fresh run joins the fan-in a completed run left beside its pending requests", GRAPH,
