@@ -302,6 +302,16 @@ class Session:
             self.seen.append(f"{what}: {seen_error(error)}")
         return None
 
+    async def _refusable(self, closing: Awaitable[None]) -> None:
+        """A close during a pull: the running async generator source may refuse it ("already running"), as on the
+        release; the pull in progress then completes the close (the patched build) or leaves it undone."""
+        try:
+            await closing
+        except RuntimeError as error:
+            if not is_refusal(error):
+                raise
+            self.seen.append(f"close() during a pull: {seen_error(error)}")
+
     # -- admission ----------------------------------------------------------------------------------------------
 
     def _lazy(self, run: Run) -> bool:
@@ -651,7 +661,8 @@ class Session:
         was_open = run.state == OPEN
         pull = run.pull
         during = " during a pull" if pull is not None else ""
-        await self._bounded(f"close() of {run.name}{during}", run.stream.close())
+        closing = run.stream.close()
+        await self._bounded(f"close() of {run.name}{during}", closing if pull is None else self._refusable(closing))
         if was_open:
             run.state, run.ending = CLOSED, f"closed{during} after {run.pulled} pulls"
             if pull is not None:
