@@ -3,8 +3,8 @@
 The invariant: a run guard is released by the run that took it, exactly once, when that run has really
 ended (finished, failed, cancelled, or never started and can no longer start); a run admitted after it never
 executes beside the one it closed. A ``close()`` between reads, or of a stream never read, has ended the run when
-it returns. A ``close()`` during another task's pull returns at once and cancels nothing: the run goes on, and
-its guard stays held (the next run is refused as already running), until that pull returns; the reader then
+it returns. A ``close()`` during another task's pull raises the release's ``RuntimeError`` ("already running")
+at once and cancels nothing: the run goes on, and its guard stays held (the next run is refused as already running), until that pull returns; the reader then
 completes the close, the run ends and the next run is admitted.
 """
 
@@ -71,17 +71,18 @@ async def close_while_the_run_executes(
     stream: ResponseStream[Any, Any], target: FunctionalWorkflow | FunctionalWorkflowAgent, ledger: Ledger
 ) -> tuple[BaseException | None, set[str], str]:
     """Close ``stream`` while run "first" executes; what close() raised, the live bodies, and the guard's refusal."""
+    error: BaseException | None = None
     try:
         await stream.close()
     except Exception as exc:
-        return exc, set(ledger.live), ""
+        error = exc
     live = set(ledger.live)
     try:
         probe = target.run("second", stream=True)
     except RuntimeError as exc:
-        return None, live, str(exc)
+        return error, live, str(exc)
     await probe.close()
-    return None, live, ""
+    return error, live, ""
 
 
 async def test_close_during_another_tasks_pull_holds_the_guard_until_the_run_ends() -> None:
@@ -100,7 +101,7 @@ async def test_close_during_another_tasks_pull_holds_the_guard_until_the_run_end
     ledger.gate("second").set()
     second_events = await asyncio.wait_for(drain(second), TIMEOUT) if second is not None else []
 
-    assert error is None, f"close() during another task's pull failed: {error!r}"
+    assert isinstance(error, RuntimeError) and "already running" in str(error), f"close() during a pull: {error!r}"
     assert live == {"first"}, "close() during another task's pull ended the run's body"
     assert "already running" in refusal, "a run was admitted while the closed run's body still executed"
     assert outputs(first_events) == ["first"], "the reader lost the update its pull returned"
@@ -241,7 +242,7 @@ async def test_agent_response_closed_during_another_tasks_pull() -> None:
     ledger.gate("second").set()
     second_updates = await asyncio.wait_for(drain(second), TIMEOUT) if second is not None else []
 
-    assert error is None, f"close() during another task's pull failed: {error!r}"
+    assert isinstance(error, RuntimeError) and "already running" in str(error), f"close() during a pull: {error!r}"
     assert live == {"first"}, "close() during another task's pull ended the run's body"
     assert "already running" in refusal, "a run was admitted while the closed response's run still executed"
     assert [update.text for update in first_updates] == ["first"], "the reader lost the update its pull returned"
