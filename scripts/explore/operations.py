@@ -127,7 +127,7 @@ def generate(rng: random.Random, family: str, length: int) -> list[Op]:
     return ops
 
 
-BUSY_AGENT = re.compile(r"invalid state to restart: (WorkflowRunState\.)?IN_PROGRESS\b")
+BUSY_AGENT = re.compile(r"invalid state to restart: (WorkflowRunState\.)?(IN_PROGRESS|CANCELLED)\b")
 
 
 def is_refusal(error: BaseException) -> bool:
