@@ -65,9 +65,7 @@ async def plain() -> tuple[str, str, bool]:
     service.answer()
     (read,) = await asyncio.gather(reader, return_exceptions=True)
     observed = f"{at_close}; the reader read {read}; in the end {service.log}"
-    expected = (
-        f"{REFUSED}; the reader read ['first', 'second']; in the end ['source ended', 'cleanup hook']"
-    )
+    expected = f"{REFUSED}; the reader read ['first', 'second']; in the end ['source ended', 'cleanup hook']"
     return observed, expected, observed != expected
 
 

@@ -16,7 +16,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -236,10 +236,15 @@ def alternative_seeds(seed: int) -> list[int]:
     return [seed * 7919 + index for index in range(1, ALTERNATIVES + 1)]
 
 
-def confirmed(pair: Pair, family: str, seed: int, patched: Outcome, declared: list[Declared]) -> bool:
-    """Whether the patched outcome differs from the unpatched build's on every other interleaving tried too."""
+def confirmed(
+    pair: Pair, family: str, seed: int, patched: Outcome, judging: Callable[[Outcome, Outcome], Verdict]
+) -> bool:
+    """Whether the patched outcome differs from the unpatched build's on every other interleaving tried too.
+
+    ``judging(unpatched, patched)`` compares two outcomes (:func:`judge`, with the declared differences).
+    """
     others = pair.run([request(family, seed, patched.ops, loop_seed) for loop_seed in alternative_seeds(seed)])
-    return all(judge(unpatched, patched, declared).regressions for unpatched, _ in others)
+    return all(judging(unpatched, patched).regressions for unpatched, _ in others)
 
 
 def serve(lines: Iterator[str], out: IO[str]) -> None:

@@ -303,8 +303,10 @@ class Session:
         return None
 
     async def _refusable(self, closing: Awaitable[None]) -> None:
-        """A close during a pull: the running async generator source may refuse it ("already running"), as on the
-        release; the pull in progress then completes the close (the patched build) or leaves it undone."""
+        """Await a close during a pull, which the running async generator source may refuse ("already running").
+
+        Both builds refuse it so; the pull in progress then completes the close (patched) or leaves it undone.
+        """
         try:
             await closing
         except RuntimeError as error:

@@ -4,8 +4,8 @@ The invariant: a run guard is released by the run that took it, exactly once, wh
 ended (finished, failed, cancelled, or never started and can no longer start); a run admitted after it never
 executes beside the one it closed. A ``close()`` between reads, or of a stream never read, has ended the run when
 it returns. A ``close()`` during another task's pull raises the release's ``RuntimeError`` ("already running")
-at once and cancels nothing: the run goes on, and its guard stays held (the next run is refused as already running), until that pull returns; the reader then
-completes the close, the run ends and the next run is admitted.
+at once and cancels nothing: the run goes on, and its guard stays held (the next run is refused as already
+running), until that pull returns; the reader then completes the close, the run ends and the next run is admitted.
 """
 
 import asyncio

@@ -287,6 +287,18 @@ def test_only_an_open_member_both_builds_show_is_reported_rather_than_failed() -
     assert not driver.open_and_shared("graph", unknown, [unknown])
 
 
+STALE_JOIN = Violation("mixed-fan-in", "join joined messages of runs ['r0', 'r2']; the earlier ones had completed")
+
+
+def test_an_open_member_reached_after_what_stopped_the_unpatched_build_is_reported_rather_than_failed() -> None:
+    """Unpatched, a leaked guard refused r2; patched, r2 ran into G10 (open): the release shows it once it gets there."""
+    leaked = Violation("guard-leaked", "r2 refused though no run is live; r0 completed, r1 closed after 0 pulls")
+    assert driver.open_and_shared("checkpointed", STALE_JOIN, [leaked], [STALE_JOIN])
+    assert not driver.open_and_shared("checkpointed", STALE_JOIN, [leaked], [STALE_JOIN, leaked])  # nothing fixed
+    assert not driver.open_and_shared("checkpointed", STALE_JOIN, [], [STALE_JOIN])  # nothing went wrong unpatched
+    assert not driver.open_and_shared("graph", LOST_WRITE, [leaked], [LOST_WRITE])  # G1 is fixed: it always fails
+
+
 @pytest.mark.parametrize(
     ("row", "fails"),
     [
