@@ -287,8 +287,8 @@ async def run_after_break() -> str:
     return f"a run started right after breaking out of the previous stream gave {outputs}"
 
 
-# What a closed run's finished executors sent stays queued and buffered, as on the release: a responses= run
-# continues it. Dropping it when no request is pending is the next change (see the draft's sections C and D).
+# C's message (its superstep had completed) and D's buffered fan-in message stay as on the release, with the fix
+# too; whether to drop them when no request is pending is the draft's second decision (its sections C and D).
 OPEN = frozenset({"closed_queue", "closed_fan_in"})
 
 
