@@ -114,6 +114,9 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
         ("checkpointed", Violation("mixed-fan-in", "join joined messages of runs ['r0', 'r1']; the earlier ones had "
          "completed"), "G10 (not covered) a fresh run joins the fan-in a completed run left beside its pending "
          "requests"),
+        ("subworkflow", Violation("exception", "pulling r1 raised WorkflowException: Workflow is already running; "
+         "concurrent runs are not allowed on the same instance."), "L1 a sub-workflow whose parent's event loop was "
+         "closed by hand keeps the sub-workflow's run guard"),
         ("checkpointed", Violation("mixed-fan-in", "join joined messages of runs ['r0', 'r1']"), "G4b a closed run's "
          "fan-in buffer is joined by the next run (kept by PR 3, as on the release)"),
         ("chat", Violation("hang", "close() of r0 did not finish within 10s"), "S2 close() of an unread chat stream "
