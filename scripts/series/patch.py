@@ -23,7 +23,10 @@ CORE_TESTS = CORE_PACKAGE / "tests"
 CORE_SOURCE = CORE_PACKAGE / "agent_framework"
 # Trailers for runguard's own bookkeeping: they stay out of what is sent upstream.
 EXPLORE_TAG = re.compile(r"\s*\[explore: (?P<kind>[a-z]+) (?P<pattern>[^\]]+)\]")
-RUNGUARD_TRAILERS = ("Depends-On", "Behaviour-Change", "Issue-Draft", "Upstream-Status", "Upstream-Detect")
+RUNGUARD_TRAILERS = (
+    "Depends-On", "Behaviour-Change", "Issue-Draft", "Submission", "Upstream-Status", "Upstream-Detect"
+)  # fmt: skip
+SUBMISSION_WAITS = re.compile(r"waits for (?P<slug>[\w-]+)\b.*")
 PR_DIR = "pr"  # patches/pr/<stem>.md: the PR body's prose beyond the message, under ``## <heading>`` sections
 
 
@@ -105,6 +108,21 @@ class Patch:
     def is_backport(self) -> bool:
         """Whether upstream has the change already: the patch is kept only for bases that lack it, never sent."""
         return self.upstream_state[0] == "applied upstream"
+
+    @property
+    def waits_for(self) -> str | None:
+        """The issue draft whose decision the PR waits for (``Submission: waits for <slug> ...``), or None: send now.
+
+        A patch without the trailer, or with ``Submission: now``, is sent now.
+        """
+        for value in self.values("Submission"):
+            if value.strip().lower().startswith("now"):
+                return None
+            match = SUBMISSION_WAITS.fullmatch(value.strip())
+            if match is None:
+                raise RunguardError(f"{self.name}: 'Submission: {value}': expected 'now' or 'waits for <issue draft>'")
+            return match["slug"]
+        return None
 
     @property
     def depends_on(self) -> list[str]:

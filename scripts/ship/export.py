@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from scripts.series.common import markdown_table
+from scripts.series.errors import RunguardError
 from scripts.series.listing import Series
 from scripts.series.patch import RUNGUARD_TRAILERS, Patch
 from scripts.series.repro import read_reproduction
@@ -25,13 +26,31 @@ from scripts.validate.repro import ReproRecord
 INDEX_HEADER = ("patch", "upstream status", "depends on", "issue drafts", "since last export", "what to do")
 
 
-def _action(patch: Patch, since: str) -> str:
+def _action(patch: Patch, since: str, step: int | None) -> str:
     state, detail = patch.upstream_state
     if state == "applied upstream":
         return f"backport: never sent; drop it when the base has it (upstream: {detail})"
     if state == "forwarded":
         return f"update {detail} (see range-diff.txt)" if since == "changed" else f"forwarded as {detail}"
-    return "send as a new PR"
+    if step is None:
+        return f"wait: send once the maintainers decided on issue {patch.waits_for}"
+    return f"send now as a new PR (step {step} of the plan)"
+
+
+def submission_steps(series: Series) -> dict[str, int]:
+    """The step of each PR sent now, in series order; a PR sent now must not depend on one that waits."""
+    steps: dict[str, int] = {}
+    for patch in series.exportable:
+        if patch.waits_for is not None or patch.upstream_state[0] != "not forwarded":
+            continue
+        for dependency in series.dependencies(patch):
+            if dependency.waits_for is not None:
+                raise RunguardError(
+                    f"{patch.name}: sent now, but it depends on {dependency.name}, which waits for issue "
+                    f"{dependency.waits_for} (give it 'Submission: waits for {dependency.waits_for}' too)"
+                )
+        steps[patch.name] = len(steps) + 1
+    return steps
 
 
 def _since(patch: Patch, previous: Series | None, diffs: dict[str, str]) -> str:
@@ -61,6 +80,9 @@ def check_sources(series: Series) -> None:
         series.dependencies(patch)
         for slug in patch.issue_drafts:
             read_reproduction(series.repro_dir, slug)
+        if patch.waits_for is not None:
+            read_reproduction(series.repro_dir, patch.waits_for)
+    submission_steps(series)
 
 
 def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the evidence, the bases)
@@ -75,6 +97,7 @@ def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the
     """Export ``series`` into ``export_dir`` (``record``: the repro session's runs); one summary row per patch."""
     previous = previous_series(export_dir, series)
     diffs = range_diffs(base_repo, previous, series) if previous else {}
+    steps = submission_steps(series)
     export_dir.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory(prefix=".export-", dir=export_dir) as scratch:
@@ -110,7 +133,8 @@ def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the
                     "exported": "no (backport)" if patch.is_backport else "yes",
                     "sha256": patch.sha256(),
                     "since last export": since,
-                    "what to do": _action(patch, since),
+                    "what to do": _action(patch, since, steps.get(patch.name)),
+                    "waits for": patch.waits_for or "",
                 }
             )
         summary = {"series_hash": series.digest(), "patches": rows}
@@ -126,4 +150,19 @@ def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the
 
 
 def _index_markdown(rows: list[dict[str, str]]) -> str:
-    return "\n".join(markdown_table(INDEX_HEADER, [[row[key] for key in INDEX_HEADER] for row in rows])) + "\n"
+    """The submission plan (what is sent now, in order; what waits for which issue), then the table of patches."""
+    plan = ["# Submission plan", "", "Send now, in this order, each a PR of its own:", ""]
+    now = [row for row in rows if row["what to do"].startswith("send now")]
+    plan += [f"{step}. `{row['patch']}`: {row['title']}" for step, row in enumerate(now, 1)] or ["(none)"]
+    waiting: dict[str, list[dict[str, str]]] = {}
+    for row in rows:
+        if row["waits for"]:
+            waiting.setdefault(row["waits for"], []).append(row)
+    if waiting:
+        plan += ["", "Wait for the maintainers' decision on the issue (file the issue draft first):", ""]
+        plan += [
+            f"- issue `{slug}`: " + ", ".join(f"`{row['patch']}` ({row['title']})" for row in waiting[slug])
+            for slug in waiting
+        ]
+    table = markdown_table(INDEX_HEADER, [[row[key] for key in INDEX_HEADER] for row in rows])
+    return "\n".join([*plan, "", "# Patches", "", *table]) + "\n"

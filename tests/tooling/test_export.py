@@ -27,6 +27,7 @@ FIRST_TRAILERS = (
     "Behaviour-Change: run() waits for a dropped run\nBehaviour-Change: a WARNING names a stuck run\n"
     "Upstream-Status: not forwarded"
 )
+WAITING_TRAILERS = FIRST_TRAILERS.replace("Upstream-Status", "Submission: waits for run-leak\nUpstream-Status")
 FIRST_BODY = "What broke and why.\n\nWhat changes, first part.\n\nWhat changes, last part."
 PR_TEXT = "## Impact\nCallers no longer lose writes.\n\n## Review focus\nThe handover in run().\n"
 BASES = ["9.9.9"]
@@ -242,3 +243,49 @@ def test_a_patch_is_credited_only_with_the_tests_its_own_diff_adds(series: Serie
 
     assert check.passed is True
     assert check.text.startswith("the 2 tests this patch adds pass")
+
+
+def test_the_index_opens_with_the_submission_plan(
+    framework: Path, series: SeriesBuilder, patches: Path, tmp_path: Path
+) -> None:
+    series.add("first", FIRST, WAITING_TRAILERS)
+    series.add("second", SECOND)
+    series.add("third", THIRD, "Depends-On: 0001-first.patch\nSubmission: waits for run-leak (its decision)\n"
+               "Upstream-Status: not forwarded")  # fmt: skip
+    for stem in ("0001-first", "0002-second", "0003-third"):
+        pr_file(patches, stem)
+    write_draft(patches.parent / "repro", "run-leak")
+
+    rows = export(framework, patches, tmp_path / "export")
+
+    index = (tmp_path / "export" / "index.md").read_text()
+    assert index.startswith(
+        "# Submission plan\n\nSend now, in this order, each a PR of its own:\n\n1. `0002-second.patch`"
+    )
+    assert "- issue `run-leak`: `0001-first.patch` (Python: first), `0003-third.patch` (Python: third)" in index
+    assert [row["what to do"] for row in rows] == [
+        "wait: send once the maintainers decided on issue run-leak",
+        "send now as a new PR (step 1 of the plan)",
+        "wait: send once the maintainers decided on issue run-leak",
+    ]
+    assert "Submission" not in (tmp_path / "export" / "0002-second" / "0002-second.patch").read_text()
+
+
+@pytest.mark.parametrize(
+    ("third", "message"),
+    [
+        ("Submission: later", r"0002-third\.patch: 'Submission: later': expected 'now' or 'waits for <issue draft>'"),
+        ("Submission: now", r"0002-third\.patch: sent now, but it depends on 0001-first\.patch, which waits for issue"),
+        ("Submission: waits for no-such-draft", r"issue draft no-such-draft"),
+    ],
+)
+def test_a_bad_submission_plan_is_one_line(series: SeriesBuilder, patches: Path, third: str, message: str) -> None:
+    series.add("first", FIRST, WAITING_TRAILERS)
+    series.add("third", THIRD, f"Depends-On: 0001-first.patch\n{third}\nUpstream-Status: not forwarded")
+    for stem in ("0001-first", "0002-third"):
+        pr_file(patches, stem)
+    write_draft(patches.parent / "repro", "run-leak")
+
+    with pytest.raises(RunguardError, match=message) as raised:
+        check_sources(read_series(patches))
+    assert "\n" not in str(raised.value)
