@@ -527,6 +527,7 @@ class Session:
         # over yet is pending again. The caller answers again when the request is pending, and also when no superstep
         # took the answer up: then it must have been given back, or the retry shows it lost (G9). An answer taken up
         # but neither handed over nor given back is not caught here (the runner's hand-over is not observed).
+        # A FunctionalWorkflow run takes its answer up when it completes or asks again: until then it stays pending.
         if await self.subject.is_pending(request) or request not in self.subject.drained:
             self.subject.drained.discard(request)
             await self._answer(request)

@@ -230,7 +230,7 @@ class Subject(Protocol):
         """The workflow's status, if it has one."""
         ...
 
-    drained: set[str]  # requests whose answers a superstep has taken up (where runs answer requests)
+    drained: set[str]  # requests whose answers a run has taken up (where runs answer requests)
 
     async def is_pending(self, request_id: str) -> bool:
         """Whether ``request_id`` can be answered (again); False where runs answer no requests."""
@@ -376,6 +376,25 @@ class _FunctionalSubject(_Unanswered):
 
     workflow: FunctionalWorkflow = field(kw_only=True)
     agent: FunctionalWorkflowAgent | None = None
+
+    def __post_init__(self) -> None:
+        # The explorer's own instrumentation of the workflow: where a run that completes or asks again settles it
+        for name in ("_clear_replay_state", "_capture_replay_state"):
+            setattr(self.workflow, name, self._noting(getattr(self.workflow, name)))
+
+    def _noting(self, settle: Callable[..., None]) -> Callable[..., None]:
+        """``settle`` (it replaces the replay state), noting the requests it took up: pending before, not after."""
+
+        def settle_and_note(*args: Any, **kwargs: Any) -> None:
+            pending = set(self.workflow._last_pending_request_ids)  # pyright: ignore[reportPrivateUsage]
+            settle(*args, **kwargs)
+            self.drained |= pending - self.workflow._last_pending_request_ids  # pyright: ignore[reportPrivateUsage]
+
+        return settle_and_note
+
+    async def is_pending(self, request_id: str) -> bool:
+        """Whether ``request_id`` can be answered (again): a responses= run would replay it."""
+        return request_id in self.workflow._last_pending_request_ids  # pyright: ignore[reportPrivateUsage]
 
     def start(self, turn: str) -> Stream:
         if self.agent is not None and not turn.endswith(DIRECT):

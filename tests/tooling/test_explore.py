@@ -233,6 +233,47 @@ async def test_the_explorer_notes_which_answers_a_superstep_took_up() -> None:
     assert not await subject.is_pending(request)
 
 
+async def test_the_explorer_notes_which_answers_a_functional_run_took_up() -> None:
+    """A FunctionalWorkflow run takes its answer up when it completes; one closed before that leaves it pending."""
+    subject = build_subject("functional")
+    for run in ("r0", "r1", "r2"):
+        subject.probe.gate(run).set()
+
+    async def drain(stream: Any) -> list[Any]:
+        return [item async for item in stream]
+
+    asking = await asyncio.wait_for(drain(subject.start("r0?")), 5)
+    (request,) = [request for item in asking for request in subject.observe(item)[2]]
+    assert await subject.is_pending(request)
+
+    closed = subject.answer(request, "r1")
+    assert closed is not None
+    await asyncio.wait_for(anext(aiter(closed)), 5)
+    await asyncio.wait_for(closed.close(), 5)
+    assert await subject.is_pending(request)
+    assert request not in subject.drained
+
+    answer = subject.answer(request, "r2")
+    assert answer is not None
+    await asyncio.wait_for(drain(answer), 5)
+    assert request in subject.drained
+    assert not await subject.is_pending(request)
+
+
+@pytest.mark.parametrize(
+    ("family", "seed", "ops"),
+    [
+        ("functional-agent", 912, "ask,answer,reanswer:1"),  # the answer run completes during the retry's reads
+        ("functional-buffered", 340, "ask,answer,reanswer:0"),  # its first read buffers the whole, completed run
+    ],
+)
+def test_an_answer_a_completed_functional_run_used_is_not_given_again(family: str, seed: int, ops: str) -> None:
+    """The retry finds its request answered: every build refuses to replay it (nothing is pending), rightly."""
+    outcome = driver.observe_schedule(family, seed, parse_ops(ops))
+    assert [run["name"] for run in outcome.observation["runs"]] == ["r0", "r1"]
+    assert outcome.violations == ()
+
+
 class _PrivateRefusal(RuntimeError):
     """Stands for a framework's private error class, such as ``_ConcurrentReadError(RuntimeError)``."""
 
