@@ -271,7 +271,7 @@ def test_an_answer_a_completed_functional_run_used_is_not_given_again(family: st
     """The retry finds its request answered: every build refuses to replay it (nothing is pending), rightly."""
     outcome = driver.observe_schedule(family, seed, parse_ops(ops))
     assert [run["name"] for run in outcome.observation["runs"]] == ["r0", "r1"]
-    assert outcome.violations == ()
+    assert list(outcome.violations) == []
 
 
 class _PrivateRefusal(RuntimeError):
