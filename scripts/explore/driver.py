@@ -22,12 +22,14 @@ import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from opentelemetry import metrics
 
-from scripts.explore.differential import Declared, Outcome, Pair, Verdict, confirmed, judge, request
+from scripts.explore.differential import Declared, Pair, Verdict, confirmed, judge, request
+from scripts.explore.differential import Outcome as Compared
 from scripts.explore.invariants import Violation
 from scripts.explore.loop import PerturbingLoop
 from scripts.explore.operations import Op, Session, format_ops, generate, parse_ops
@@ -151,7 +153,7 @@ def open_and_shared(
     return bool(fixed) or any(found.kind == violation.kind for found in unpatched)
 
 
-def judged(family: str, unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> Verdict:
+def judged(family: str, unpatched: Compared, patched: Compared, declared: list[Declared]) -> Verdict:
     """:func:`judge`, with the patched build's violations of open members both builds show left to the report."""
     shown = [violation for violation in patched.violations if not open_and_shared(
         family, violation, unpatched.violations, patched.violations
@@ -388,21 +390,20 @@ class DifferentialExplorer(Explorer):
 
     def _judge(self, requests: list[dict[str, Any]], first_index: int) -> None:
         """Compare both builds' outcomes of ``requests``; ``first_index`` 0 marks the fixed schedules."""
+        family = self.result.family
+        judging = partial(judged, family, declared=self.declared)
         for offset, (asked, (unpatched, patched)) in enumerate(zip(requests, self.workers.run(requests), strict=True)):
             seed, ops, index = asked["seed"], parse_ops(patched.ops), first_index + offset if first_index else 0
             if first_index:
                 self.result.schedules = index
             if patched.violations:
                 self.result.violating_schedules += 1
-                family, shown = self.result.family, list(unpatched.violations)
+                shown = list(unpatched.violations)
                 if not all(open_and_shared(family, found, shown, patched.violations) for found in patched.violations):
                     self.result.unexplained += 1
                 self._record(seed, ops, list(patched.violations), index, shown)
-            family = self.result.family
-            verdict = judged(family, unpatched, patched, self.declared)
-            if verdict.regressions and confirmed(
-                self.workers, family, seed, patched, lambda before, after: judged(family, before, after, self.declared)
-            ):
+            verdict = judging(unpatched, patched)
+            if verdict.regressions and confirmed(self.workers, family, seed, patched, judging):
                 self.result.regressions += 1
                 self._regressed(seed, ops, verdict, index)
 

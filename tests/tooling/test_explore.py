@@ -335,7 +335,7 @@ STALE_JOIN = Violation("mixed-fan-in", "join joined messages of runs ['r0', 'r2'
 
 
 def test_an_open_member_reached_after_what_stopped_the_unpatched_build_is_reported_rather_than_failed() -> None:
-    """Unpatched, a leaked guard refused r2; patched, r2 ran into G10 (open): the release shows it once it gets there."""
+    """Unpatched, a leaked guard refused r2; patched, r2 ran into G10 (open), as the release does when it gets there."""
     leaked = Violation("guard-leaked", "r2 refused though no run is live; r0 completed, r1 closed after 0 pulls")
     assert driver.open_and_shared("checkpointed", STALE_JOIN, [leaked], [STALE_JOIN])
     assert not driver.open_and_shared("checkpointed", STALE_JOIN, [leaked], [STALE_JOIN, leaked])  # nothing fixed
