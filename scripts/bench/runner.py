@@ -23,7 +23,7 @@ from scripts.series.datafiles import read_rows, write_data, written
 from scripts.series.errors import ArgumentParser, entry_point
 from scripts.series.listing import current_bases, current_series
 from scripts.series.locations import results_dir
-from scripts.sources.pythons import all_pythons_asked, discover, python_list
+from scripts.sources.pythons import Interpreter, all_pythons_asked, discover, python_list
 from scripts.validate import bench_rows
 from scripts.validate.goals import BENCH_PAIRS
 
@@ -59,7 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _bench_base(pair: FrameworkPair, options: argparse.Namespace, version: str, python: str) -> list[dict[str, Any]]:
+def _bench_base(
+    pair: FrameworkPair, options: argparse.Namespace, version: str, interpreter: Interpreter
+) -> list[dict[str, Any]]:
     """Measure one base on one Python, the timed workloads in interleaved pairs, then memory; print and return rows."""
 
     def size(workload: Workload) -> int:
@@ -71,7 +73,11 @@ def _bench_base(pair: FrameworkPair, options: argparse.Namespace, version: str, 
     repetitions = options.repetitions or (QUICK_REPETITIONS if options.quick else REPETITIONS)
     seconds = timed_pairs(pair, TIMED, size, repetitions)
     rows: list[dict[str, Any]] = []
-    measured = {"python": python, "base": version, "series": current_series().short_digest()}
+    python = interpreter.minor
+    measured = {
+        "python": python, "python_version": interpreter.version, "base": version,
+        "series": current_series().short_digest(),
+    }  # fmt: skip
     for workload in TIMED:
         unpatched, patched = seconds[workload.name]
         cpu = ratio_summary([each["cpu"] for each in unpatched], [each["cpu"] for each in patched])
@@ -128,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         for version in bases:
             base, patched = prepare_base(version)
             venvs = framework_venvs(options.scratch / "venvs", version, base, patched.path, str(interpreter.path))
-            rows += _bench_base(venvs, options, version, interpreter.minor)
+            rows += _bench_base(venvs, options, version, interpreter)
     if not options.quick:
         every = bench_rows.merge(earlier, rows)
         body = {
@@ -137,5 +143,6 @@ def main(argv: list[str] | None = None) -> int:
             "load_average": {"before": load_before, "after": os.getloadavg()},
         }  # fmt: skip
         print(f"results written to {written(write_data('bench', _command(options), body))}")
+        print(f"bench.json, every Python and base recorded: {body['summary']}")
     print(f"this run: {bench_rows.summary(rows)}")
     return 0
