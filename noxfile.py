@@ -138,7 +138,7 @@ def stress(session: nox.Session) -> None:
 @nox.session(python=False, default=False, tags=WRITES_DOCS_DATA)
 @reported
 def bench(session: nox.Session) -> None:
-    """Time and memory of the patched vs the unpatched framework: `-- [--base V] [--quick] [--repetitions N]`."""
+    """Patched vs unpatched time and memory, per Python: `-- [--base V] [--python X.Y] [--all-pythons] [--quick]`."""
     glue.report(session, "scripts.bench")
 
 

@@ -13,12 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
-from scripts.series.datafiles import produced_stamp
+from scripts.series.datafiles import Row, produced_stamp, replace_rows
+from scripts.series.datafiles import read_rows as read_data_rows
 from scripts.series.errors import RunguardError
-
-Row = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -119,12 +117,7 @@ def merge_shards(rows: Iterable[Row]) -> list[Row]:
 
 def read_rows(path: Path) -> list[Row]:
     """The rows of a stress data file (an error names a file that is missing or not one)."""
-    try:
-        document = json.loads(path.read_text())
-        rows: list[Row] = document["rows"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise RunguardError(f"{path}: not a stress data file ({type(error).__name__}: {error})") from None
-    return rows
+    return read_data_rows(path, "stress")
 
 
 def write_rows(path: Path, rows: Iterable[Row], command: str) -> None:
@@ -133,10 +126,10 @@ def write_rows(path: Path, rows: Iterable[Row], command: str) -> None:
     A row replaces the file's row of the same run and shard; a whole run's row also replaces that run's shards.
     """
     new = list(rows)
-    whole = {row_key(row) for row in new if not row.get("shard")}
-    records: dict[tuple[str, ...], Row] = {}
     earlier = read_rows(path) if path.is_file() else []
-    for row in [*(row for row in earlier if row_key(row) not in whole), *new]:
+    merged = replace_rows(earlier, (row for row in new if not row.get("shard")), row_key)
+    records: dict[tuple[str, ...], Row] = {}
+    for row in [*merged, *(row for row in new if row.get("shard"))]:
         records[(*row_key(row), str(row.get("shard", "")))] = row
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {"produced": produced_stamp(command), "rows": [records[key] for key in sorted(records)]}

@@ -9,13 +9,17 @@ from __future__ import annotations
 import json
 import os
 import platform
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
+from scripts.series.errors import RunguardError
 from scripts.series.git import run_git
 from scripts.series.listing import current_series
 from scripts.series.locations import REPO_ROOT, recording, results_dir
+
+Row = dict[str, Any]
 
 
 def _runguard_revision() -> str:
@@ -50,3 +54,20 @@ def written(path: Path) -> str:
     """How a session names a data file it wrote: relative to the repo when inside it, and how to record it if not."""
     shown = path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path
     return f"{shown}" + ("" if recording() else " (not recorded in docs/data: add `-- --record`, or run `-t data`)")
+
+
+def read_rows(path: Path, name: str) -> list[Row]:
+    """The ``rows`` of the ``name`` data file at ``path`` (an error names a file that is missing or not one)."""
+    try:
+        document = json.loads(path.read_text())
+        rows: list[Row] = document["rows"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise RunguardError(f"{path}: not a {name} data file ({type(error).__name__}: {error})") from None
+    return rows
+
+
+def replace_rows(earlier: Iterable[Row], new: Iterable[Row], key: Callable[[Row], Hashable]) -> list[Row]:
+    """``earlier``'s rows whose ``key`` no new row has, then the new rows: a run replaces what it measured again."""
+    fresh = list(new)
+    measured = {key(row) for row in fresh}
+    return [*(row for row in earlier if key(row) not in measured), *fresh]

@@ -18,9 +18,14 @@ import nox
 
 from scripts.series.errors import RunguardError, error_line
 from scripts.series.locations import cache_dir
-from scripts.sources.pythons import Discovery, discover, link_directory, running_version
-
-ALL_PYTHONS = "RUNGUARD_ALL_PYTHONS"
+from scripts.sources.pythons import (
+    Discovery,
+    all_pythons_asked,
+    discover,
+    link_directory,
+    python_list,
+    running_version,
+)
 
 
 class SessionDeclaration(Protocol):
@@ -42,21 +47,22 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 
 
-def requested_python(argv: Sequence[str]) -> str | None:
-    """The ``X.Y`` of ``-- --python X.Y`` (or ``--python=X.Y``) in nox's command line, if any."""
+def requested_pythons(argv: Sequence[str]) -> list[str] | None:
+    """The ``X.Y`` of every ``-- --python X.Y`` (or ``--python=X.Y``, or a comma list) in nox's command line, if any."""
     posargs = list(argv[list(argv).index("--") + 1 :]) if "--" in argv else []
+    values: list[str] = []
     for index, word in enumerate(posargs):
         if word.startswith("--python="):
-            return word.partition("=")[2]
-        if word == "--python":
-            return posargs[index + 1] if index + 1 < len(posargs) else ""
-    return None
+            values.append(word.partition("=")[2])
+        elif word == "--python":
+            values.append(posargs[index + 1] if index + 1 < len(posargs) else "")
+    return python_list(values) if values else None
 
 
-def check(discovery: Discovery, requested: str | None, ci: bool) -> list[str]:
+def check(discovery: Discovery, requested: Sequence[str] | None, ci: bool) -> list[str]:
     """The lines to report about the matrix; raises a RunguardError when it cannot run as asked."""
-    if requested is not None:
-        discovery.interpreter(requested)  # unknown, malformed or not found here: the one-line error
+    for minor in requested or ():
+        discovery.interpreter(minor)  # unknown, malformed or not found here: the one-line error
     missing = discovery.missing()
     if missing and ci:
         raise RunguardError(
@@ -73,7 +79,7 @@ def session_pythons(argv: Sequence[str] = tuple(sys.argv)) -> list[str]:
     """
     discovery = discover()
     try:
-        notes = check(discovery, requested_python(argv), in_ci())
+        notes = check(discovery, requested_pythons(argv), in_ci())
     except RunguardError as error:
         print(error_line(error), file=sys.stderr)  # noqa: T201 (the one line is the interface)
         raise SystemExit(2) from None
@@ -86,7 +92,7 @@ def session_pythons(argv: Sequence[str] = tuple(sys.argv)) -> list[str]:
 
 def default_sessions(declared: Mapping[str, SessionDeclaration]) -> list[str]:
     """The sessions declared ``default=True``; the parametrized ones on the running Python unless all are asked for."""
-    every = os.environ.get(ALL_PYTHONS, "") not in ("", "0")
+    every = all_pythons_asked()
     running = running_version()
     return [
         name if every or not isinstance(declaration.python, list) else f"{name}-{running}"
@@ -96,13 +102,13 @@ def default_sessions(declared: Mapping[str, SessionDeclaration]) -> list[str]:
 
 
 def cell(function: Callable[[nox.Session], None]) -> Callable[[nox.Session], None]:
-    """A session of the matrix: skipped when ``-- --python X.Y`` names another Python than its own."""
+    """A session of the matrix: skipped when ``-- --python X.Y`` names other Pythons than its own."""
 
     @wraps(function)
     def narrowed(session: nox.Session) -> None:
-        requested = requested_python(["--", *session.posargs])
-        if requested is not None and session.python != requested:
-            session.skip(f"-- --python {requested} leaves out Python {session.python}")
+        requested = requested_pythons(["--", *session.posargs])
+        if requested is not None and session.python not in requested:
+            session.skip(f"-- --python {','.join(requested)} leaves out Python {session.python}")
         function(session)
 
     return narrowed

@@ -14,7 +14,8 @@ from typing import Any, cast
 
 from scripts.series.common import markdown_table, short_test_name
 from scripts.series.errors import RunguardError
-from scripts.validate.goals import BENCH_PAIRS, BENCH_RATIO_GOAL
+from scripts.validate.bench_rows import MEMORY, goal, summary, within_goal
+from scripts.validate.goals import BENCH_PAIRS
 
 Row = Mapping[str, Any]
 
@@ -186,41 +187,43 @@ def _outcome(test: Row | None) -> str:
 
 
 _bench_rows = flat_table(
+    Column("python", "Python"),
     Column("base", "base"),
-    Column("benchmark", "benchmark"),
+    Column("workload", "workload"),
+    Column("benchmark", "measures"),
     Column("ratio", "patched / unpatched"),
-    Column("spread", "spread (±)", required=False),
-    Column("within_goal", "within the goal"),
+    Column("spread", "spread (IQR)", required=False),
+    Column("goal", "goal"),
+    Column("verdict", "verdict"),
 )
 
 
 def bench_tables(data: Mapping[str, Any], name: str) -> list[str]:
-    """Whether the worst time ratio meets the goal and how many pairs it took, then one row per workload.
+    """How many rows are within their goals and the worst ratio, how many pairs it took, then one row per measurement.
 
-    A time row is within the goal when its ratio is at most ``BENCH_RATIO_GOAL``, a memory row when it is flat.
+    A row is one workload on one Python and base; its goal and verdict come from :mod:`scripts.validate.bench_rows`.
     """
     rows = _rows(data, name)
     for number, row in enumerate(rows):
-        _require(row, ["base", "benchmark", "ratio"], f"{name}.json rows[{number}]")
-    marked = [
-        {**row, "within_goal": bool(row.get("flat")) if row.get("kind") == "memory" else row["ratio"] <= BENCH_RATIO_GOAL}
-        for row in rows
-    ]
-    timed = [row for row in marked if row.get("kind") != "memory"]
-    lines: list[str] = []
-    if timed:
-        worst = max(float(row["ratio"]) for row in timed)
-        verdict = "meets the goal" if worst <= BENCH_RATIO_GOAL else "**misses the goal**"
-        missed = sum(not row["within_goal"] for row in timed)
-        lines.append(
-            f"Worst time ratio {worst:.3f}: {verdict} (at most {BENCH_RATIO_GOAL})"
-            + (f"; {missed} of {len(timed)} workloads are above it." if missed else ".")
-        )
-        pairs = {row.get("pairs") for row in timed}
-        if all(isinstance(count, int) and count < BENCH_PAIRS for count in pairs):
-            counts = ", ".join(str(count) for count in sorted(cast("set[int]", pairs)))
-            lines.append(f"Measured with {counts} interleaved pair(s) per workload, fewer than a full run's {BENCH_PAIRS}.")
+        _require(row, ["base", "python", "workload", "ratio"], f"{name}.json rows[{number}]")
+    try:
+        marked = [
+            {**row, "goal": _goal_cell(goal(row)), "verdict": "within goal" if within_goal(row) else "**misses**"}
+            for row in rows
+        ]
+        lines = [summary(rows)] if rows else []
+    except RunguardError as error:
+        raise DataError(f"{name}.json: {error}") from None
+    pairs = {row.get("pairs") for row in rows if row.get("kind") != MEMORY}
+    if pairs and all(isinstance(count, int) and count < BENCH_PAIRS for count in pairs):
+        counts = ", ".join(str(count) for count in sorted(cast("set[int]", pairs)))
+        lines.append(f"Measured with {counts} interleaved pair(s) per workload, fewer than a full run's {BENCH_PAIRS}.")
     return [*lines, "", *_bench_rows({**data, "rows": marked}, name)] if lines else _bench_rows(data, name)
+
+
+def _goal_cell(most: float | None) -> str:
+    """A time row's goal, ``at most G``; a memory row's, flat growth."""
+    return "flat memory" if most is None else f"at most {most}"
 
 
 _stress_runs = flat_table(

@@ -16,13 +16,14 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scripts.series.errors import RunguardError
 
+ALL_PYTHONS = "RUNGUARD_ALL_PYTHONS"  # set (not "0"): every Python found, not only the running one
 OLDEST = (3, 10)
 REQUIRED = ("3.10", "3.11", "3.12", "3.13")  # what upstream tests on; CI must have every one
 PROBE = "import platform; print(platform.python_implementation(), platform.python_version())"
@@ -87,6 +88,25 @@ class Discovery:
         if minor not in self.found:
             raise RunguardError(self.why_missing(minor))
         return self.found[minor]
+
+    def chosen(self, requested: Sequence[str], every: bool) -> list[Interpreter]:
+        """The interpreters a run measures: ``requested`` (``X.Y``), else every one found if ``every``, else this one.
+
+        A bad requested version is the one-line error of :meth:`interpreter`, raised before any is returned.
+        """
+        if requested:
+            return [self.interpreter(minor) for minor in requested]
+        return [self.found[minor] for minor in self.versions()] if every else [self.interpreter(running_version())]
+
+
+def all_pythons_asked() -> bool:
+    """Whether every Python is asked for (``python3 run.py --all-pythons`` sets ``RUNGUARD_ALL_PYTHONS``)."""
+    return os.environ.get(ALL_PYTHONS, "") not in ("", "0")
+
+
+def python_list(values: Iterable[str]) -> list[str]:
+    """The ``X.Y`` named by ``--python`` values, each one version or a comma list, in order and each once."""
+    return list(dict.fromkeys(minor.strip() for value in values for minor in value.split(",")))
 
 
 def running_version() -> str:

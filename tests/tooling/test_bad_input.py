@@ -93,6 +93,19 @@ def test_entry_points_report_one_line(tmp_path: Path, env: dict[str, str]) -> No
     assert bench.stderr.count("\n") == 1
 
 
+def test_the_benchmark_names_a_bad_python_once_and_writes_nothing(tmp_path: Path, env: dict[str, str]) -> None:
+    data = tmp_path / "data"
+    for given, message in (("3.9", "unknown Python '3.9'"), ("3.12,x", "unknown Python 'x'")):
+        bench = run_module(
+            "scripts.bench", "--scratch", str(tmp_path), "--python", "3.11", "--python", given,
+            env={**env, "RUNGUARD_DATA": str(data)},
+        )  # fmt: skip
+        assert bench.returncode == 1
+        assert bench.stderr.startswith(f"runguard: error: {message}: give X.Y, 3.10 or newer")
+        assert bench.stderr.count("\n") == 1
+    assert not data.exists()
+
+
 def test_an_unknown_flag_is_named(env: dict[str, str]) -> None:
     result = run_cli("apply", "--bogus", env=env)
     assert_one_line_error(result.returncode, result.stderr, "unrecognized arguments: --bogus")

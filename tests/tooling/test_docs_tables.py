@@ -26,12 +26,14 @@ def test_a_missing_file_says_which_session_produces_it(tmp_path: Path) -> None:
 
 
 def test_rows_render_with_the_stamp_and_extra_fields_are_ignored(tmp_path: Path) -> None:
-    row = {"base": "1.22.0", "benchmark": "chain", "ratio": 1.0041, "extra": "ignored"}
+    row = {"python": "3.12", "base": "1.22.0", "workload": "chain", "benchmark": "graph chain", "ratio": 1.0041,
+           "extra": "ignored"}  # fmt: skip
     data = _write(tmp_path, "bench", {"produced": STAMP, "rows": [row], "summary": "Worst time ratio 1.004."})
     text = render_dataset("bench", data, SERIES)
     assert "Produced **2026-11-29T19:30:00+00:00** on Linux x86_64" in text
-    assert "Worst time ratio 1.004: meets the goal (at most 1.01)." in text
-    assert "| 1.22.0 | chain | 1.004 | yes |" in text
+    assert "1 of 1 rows within their goals; worst ratio 1.004 (chain, Python 3.12, base 1.22.0; goal 1.02)." in text
+    assert "| Python | base | workload | measures | patched / unpatched | goal | verdict |" in text
+    assert "| 3.12 | 1.22.0 | chain | graph chain | 1.004 | at most 1.02 | within goal |" in text
     assert "ignored" not in text
     assert "spread" not in text, "an optional column shows only when a row has it"
     assert "older series" not in text
@@ -43,19 +45,24 @@ def test_a_stored_summary_is_shown_above_the_table(tmp_path: Path) -> None:
     assert "It took 120 s.\n\n| run |" in render_dataset("validation-timing", data, SERIES)
 
 
-def test_a_benchmark_above_the_goal_is_marked_and_a_short_run_says_so(tmp_path: Path) -> None:
+def test_a_benchmark_above_its_goal_is_marked_and_a_short_run_says_so(tmp_path: Path) -> None:
+    measured = {"python": "3.10", "base": "1.22.0"}
     rows = [
-        {"base": "1.22.0", "benchmark": "chain", "kind": "time", "ratio": 1.005, "pairs": 3},
-        {"base": "1.22.0", "benchmark": "stream", "kind": "time", "ratio": 1.798, "pairs": 3},
-        {"base": "1.22.0", "benchmark": "memory", "kind": "memory", "ratio": 1.0, "flat": True},
+        {**measured, "workload": "chain", "benchmark": "chain", "kind": "time", "ratio": 1.005, "pairs": 3},
+        {**measured, "workload": "response_stream", "benchmark": "tight", "kind": "time", "ratio": 1.049, "pairs": 3},
+        {**measured, "workload": "agent_stream", "benchmark": "agent", "kind": "time", "ratio": 1.798, "pairs": 3},
+        {**measured, "workload": "graph_memory", "benchmark": "memory", "kind": "memory", "ratio": 1.0, "flat": True},
     ]
     stored = "Worst time ratio 1.798 (goal: at most 1.01)"
     data = _write(tmp_path, "bench", {"produced": STAMP, "rows": rows, "summary": stored})
     text = render_dataset("bench", data, SERIES)
-    assert "Worst time ratio 1.798: **misses the goal** (at most 1.01); 1 of 2 workloads are above it." in text
+    assert (
+        "3 of 4 rows within their goals; worst ratio 1.798 (agent_stream, Python 3.10, base 1.22.0; goal 1.01)." in text
+    )
     assert "Measured with 3 interleaved pair(s) per workload, fewer than a full run's 11." in text
-    assert "| 1.22.0 | stream | 1.798 | no |" in text
-    assert "| 1.22.0 | memory | 1.000 | yes |" in text
+    assert "| 3.10 | 1.22.0 | response_stream | tight | 1.049 | at most 1.05 | within goal |" in text
+    assert "| 3.10 | 1.22.0 | agent_stream | agent | 1.798 | at most 1.01 | **misses** |" in text
+    assert "| 3.10 | 1.22.0 | graph_memory | memory | 1.000 | flat memory | within goal |" in text
     assert stored not in text
 
 
@@ -99,7 +106,11 @@ def test_stress_lists_each_run_and_how_soon_each_member_was_found(tmp_path: Path
         ({"rows": []}, "'produced' must be an object"),
         ({"produced": {"at": "now"}, "rows": []}, "has no 'on'"),
         ({"produced": STAMP}, "'rows' must be a list"),
-        ({"produced": STAMP, "rows": [{"base": "1.22.0", "benchmark": "chain"}]}, "rows[0] has no 'ratio'"),
+        ({"produced": STAMP, "rows": [{"base": "1.22.0", "workload": "chain"}]}, "rows[0] has no 'python', 'ratio'"),
+        (
+            {"produced": STAMP, "rows": [{"base": "1.22.0", "python": "3.11", "workload": "loop", "ratio": 1.0}]},
+            "bench.json: bench row 'loop': no goal for this workload",
+        ),
     ],
 )
 def test_a_file_without_a_required_key_names_it(tmp_path: Path, body: object, message: str) -> None:

@@ -11,8 +11,19 @@ from pathlib import Path
 import pytest
 
 from scripts.series.errors import RunguardError
-from scripts.sessions.matrix import ALL_PYTHONS, check, default_sessions, requested_python
-from scripts.sources.pythons import Candidate, Discovery, Interpreter, discover, link_directory
+from scripts.sessions.matrix import check, default_sessions, requested_pythons
+from scripts.sources.pythons import (
+    ALL_PYTHONS,
+    REQUIRED,
+    Candidate,
+    Discovery,
+    Interpreter,
+    all_pythons_asked,
+    discover,
+    link_directory,
+    python_list,
+    running_version,
+)
 from tests.tooling.helpers import REPO_ROOT
 
 
@@ -74,7 +85,7 @@ def test_an_unknown_missing_or_broken_python_is_one_line(requested: str, message
     found = Discovery({"3.12": Interpreter("3.12.1", Path("/p/python3.12"), "pyenv")})
     found.skipped.append("/shims/python3.13 (PATH) is broken: exit 127")
     with pytest.raises(RunguardError) as raised:
-        check(found, requested, ci=False)
+        check(found, [requested], ci=False)
     assert str(raised.value) == message
 
 
@@ -89,10 +100,42 @@ def test_a_missing_python_is_reported_once_here_and_fails_ci() -> None:
 
 
 def test_python_is_read_after_the_double_dash_only() -> None:
-    assert requested_python(["nox", "-s", "tests", "--", "--base", "1.22.0", "--python", "3.12"]) == "3.12"
-    assert requested_python(["nox", "--", "--python=3.10"]) == "3.10"
-    assert requested_python(["nox", "-p", "3.12"]) is None
-    assert requested_python(["nox", "--", "--python"]) == ""
+    assert requested_pythons(["nox", "-s", "tests", "--", "--base", "1.22.0", "--python", "3.12"]) == ["3.12"]
+    assert requested_pythons(["nox", "--", "--python=3.10"]) == ["3.10"]
+    assert requested_pythons(["nox", "-p", "3.12"]) is None
+    assert requested_pythons(["nox", "--", "--python"]) == [""]
+
+
+def test_python_takes_a_comma_list_and_repeats_and_each_is_checked() -> None:
+    argv = ["nox", "-s", "bench", "--", "--python", "3.12,3.10", "--python=3.12", "--python", "3.11"]
+    assert requested_pythons(argv) == ["3.12", "3.10", "3.11"]
+    found = _found(*REQUIRED)
+    assert check(found, ["3.12", "3.10"], ci=True) == []
+    with pytest.raises(RunguardError, match=r"^unknown Python '3\.9': give X\.Y, 3\.10 or newer"):
+        check(found, ["3.12", "3.9"], ci=False)
+    with pytest.raises(RunguardError, match=r"^unknown Python '': give X\.Y"):
+        check(found, requested_pythons(["nox", "--", "--python", "3.12,"]), ci=False)
+
+
+def _found(*minors: str) -> Discovery:
+    return Discovery({minor: Interpreter(f"{minor}.0", Path(f"/p/{minor}"), "pyenv") for minor in minors})
+
+
+def test_a_run_measures_the_named_pythons_else_all_when_asked_else_the_running_one() -> None:
+    found = _found("3.13", "3.10", running_version())
+    assert [each.minor for each in found.chosen(python_list(["3.13,3.10", "3.13"]), every=True)] == ["3.13", "3.10"]
+    assert [each.minor for each in found.chosen([], every=True)] == found.versions()
+    assert [each.minor for each in found.chosen([], every=False)] == [running_version()]
+    with pytest.raises(RunguardError, match=r"^Python 3\.12 not found"):
+        _found("3.10").chosen(["3.10", "3.12"], every=False)
+
+
+def test_every_python_is_asked_for_by_the_variable_unless_it_is_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    for value, asked in (("1", True), ("0", False), ("", False)):
+        monkeypatch.setenv(ALL_PYTHONS, value)
+        assert all_pythons_asked() is asked
+    monkeypatch.delenv(ALL_PYTHONS)
+    assert not all_pythons_asked()
 
 
 @dataclass
