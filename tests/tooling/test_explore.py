@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scripts.explore import driver, shards
 from scripts.explore.__main__ import main as explore_main
 from scripts.explore.differential import Outcome, request
-from scripts.explore.invariants import Probe, Violation
+from scripts.explore.invariants import LOST, Probe, Violation
 from scripts.explore.operations import (
     WEIGHTS,
     Op,
@@ -67,8 +67,20 @@ def test_shrinking_keeps_the_first_start_and_what_the_violation_needs(monkeypatc
 
     monkeypatch.setattr(driver, "run_schedule", fake_run)
     ops = parse_ops("start,pull:0,start,drop:0,pull:1,wait:0,gc,close:0,settle")
-    assert driver.shrink("graph", 7, ops, "lost-write") == parse_ops("start,drop:0,gc")
+    assert driver.shrink("graph", 7, ops, Violation("lost-write", "x")) == parse_ops("start,drop:0,gc")
     assert len(runs) <= driver.SHRINK_BUDGET
+
+
+def test_shrinking_keeps_the_member_not_only_the_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the second newloop, r2's write leaks as the open member's (lost with its loop): not what was found."""
+    fixed, lost = Violation("leaked-write", "head:r2 is committed"), Violation("leaked-write", f"x (it was {LOST})")
+
+    def fake_run(family: str, seed: int, ops: list[Op]) -> list[Violation]:
+        return [fixed] if ops.count(Op("newloop")) == 2 else [lost]
+
+    monkeypatch.setattr(driver, "run_schedule", fake_run)
+    ops = parse_ops("start,newloop,start,pull:0,newloop,cancel_pending")
+    assert driver.shrink("graph", 1818, ops, fixed) == parse_ops("start,newloop,newloop")
 
 
 def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,7 +90,7 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(driver, "run_schedule", never_violates)
     monkeypatch.setattr(driver, "SHRINK_BUDGET", 3)
     ops = parse_ops("start,pull:0,drop:0,gc,close:0")
-    assert driver.shrink("graph", 1, ops, "lost-write") == ops
+    assert driver.shrink("graph", 1, ops, Violation("lost-write", "x")) == ops
 
 
 @pytest.mark.parametrize(
