@@ -413,6 +413,42 @@ def test_a_write_staged_by_a_handler_lost_with_its_event_loop_is_named_so() -> N
     ]
 
 
+def test_a_handler_aborted_in_the_last_turns_of_the_loop_its_caller_left_died_with_it() -> None:
+    """The dropped stream's finalizer cancelled the handler before the loop was closed; its teardown never finished."""
+    probe = Probe()
+    with pytest.raises(asyncio.CancelledError), probe.invoked("r2", "head") as invocation:
+        probe.stage(invocation, "head:r2")
+        probe.leave()
+        raise asyncio.CancelledError
+    probe.abandon()
+    probe.check_state({"head:r2": "r2"}, [])
+    assert [str(found) for found in probe.violations] == [
+        "leaked-write: head:r2 is committed, but head of r2 did not finish (it was lost with its event loop)"
+    ]
+
+
+def test_a_write_of_a_run_whose_teardown_the_closed_loop_cut_short_is_the_open_g2_member() -> None:
+    """r2's stream, dropped as the caller left its loop, began its teardown there; the next loop commits its write."""
+    ops = "start,start,until:0,newloop,pull:1,cancel_pending,start,until:0,newloop,cancel_pending,drain:2"
+    outcome = driver.observe_schedule("graph", 1818, parse_ops(ops))
+    leaked = [violation for violation in outcome.violations if violation.kind == "leaked-write"]
+    assert [driver.member_of("graph", violation) for violation in leaked] == [
+        "G2 a run's staged write is committed by the successor after the run's loop was closed by hand"
+    ]
+
+
+def test_cancel_pending_requests_finishes_the_work_an_ended_run_left_queued() -> None:
+    """r1, cancelled between supersteps and dropped, left slow's message; slow waits on r1's gate: not a hang."""
+    outcome = driver.observe_schedule("graph", 1058, parse_ops("ask,answer,start,start,reanswer:1,cancel_pending"))
+    assert [violation for violation in outcome.violations if violation.kind == "hang"] == []
+
+
+def test_cancel_pending_requests_after_a_run_yielded_its_final_status_is_not_beside_it() -> None:
+    """r1 was read to its final IDLE status and kept: it has ended (series PR 4), on every build."""
+    outcome = driver.observe_schedule("checkpointed", 412, parse_ops("ask,answer,ask,until:1,cancel_pending"))
+    assert [violation for violation in outcome.violations if violation.kind == "cancel-pending-admitted"] == []
+
+
 def test_a_fan_in_joined_with_a_completed_run_s_messages_says_so() -> None:
     probe = Probe()
     probe.joined("join", ["r1", "r0"])
