@@ -290,13 +290,16 @@ class Session:
         """Judge the workflow's status once ``run`` is over.
 
         A run that delivered its final status had ended before it was closed or its consumer cancelled (only its end
-        of iteration was left to read): it is judged as completed.
+        of iteration was left to read): it is judged as completed. A run that never started owns no status: the
+        status is the latest run's that started, which is judged instead.
         """
         status = self.subject.status()
         latest = [other for other in self.runs if other.admitted][-1:]
-        ended = completed or run.final_status_seen
+        started = [other for other in self.runs if other.admitted and other.started][-1:]
+        owner = run if run.started or not started else started[0]
+        ended = (completed and owner is run) or owner.final_status_seen
         if status is not None and latest == [run]:
-            self.probe.check_status(run.name, status, completed=ended, started=run.started)
+            self.probe.check_status(owner.name, status, completed=ended, started=owner.started)
 
     async def _bounded(self, what: str, awaitable: Awaitable[T]) -> T | None:
         """Await ``awaitable`` within the timeout; a timeout is a hang, an exception is unexpected."""

@@ -449,6 +449,14 @@ def test_cancel_pending_requests_after_a_run_yielded_its_final_status_is_not_bes
     assert [violation for violation in outcome.violations if violation.kind == "cancel-pending-admitted"] == []
 
 
+def test_the_status_after_a_run_closed_before_it_started_is_judged_as_its_predecessor_s() -> None:
+    """r0, dropped between supersteps with work left, keeps IN_PROGRESS (G5, open); r1 closed unread never set it."""
+    outcome = driver.observe_schedule("graph", 1172, parse_ops("start,upto:0,drop:0,start,start,close:1"))
+    assert [str(violation) for violation in outcome.violations if violation.kind == "status"] == [
+        "status: status is IN_PROGRESS after r0 was abandoned in progress"
+    ]
+
+
 def test_a_fan_in_joined_with_a_completed_run_s_messages_says_so() -> None:
     probe = Probe()
     probe.joined("join", ["r1", "r0"])
