@@ -290,13 +290,13 @@ class Session:
         """Judge the workflow's status once ``run`` is over.
 
         A run that delivered its final status had ended before it was closed or its consumer cancelled (only its end
-        of iteration was left to read): it is judged as completed. A run that never started owns no status: the
+        of iteration was left to read): it is judged as completed. A run the caller never read owns no status: the
         status is the latest run's that started, which is judged instead.
         """
         status = self.subject.status()
         latest = [other for other in self.runs if other.admitted][-1:]
         started = [other for other in self.runs if other.admitted and other.started][-1:]
-        owner = run if run.started or not started else started[0]
+        owner = run if run.started or run.entered or not started else started[0]
         ended = (completed and owner is run) or owner.final_status_seen
         if status is not None and latest == [run]:
             self.probe.check_status(owner.name, status, completed=ended, started=owner.started)
