@@ -1,8 +1,9 @@
 """Search schedules, shrink violating ones, attribute them to known bug members and record the results.
 
 Schedule ``seed`` of a family is fully determined by ``(family, seed)``: the seed draws the operation sequence
-and seeds the perturbing loop. A violating sequence is shrunk by deleting operations while the same kind of
-violation still occurs under the same seed, and printed with a one-line replay command.
+and seeds the perturbing loop. A violating sequence is shrunk by deleting operations while a violation of the same
+member (of the same kind, where no member explains it) still occurs under the same seed, and printed with a one-line
+replay command.
 """
 
 from __future__ import annotations
@@ -241,9 +242,14 @@ def shrink_while(ops: list[Op], holds: Callable[[list[Op]], bool]) -> list[Op]:
     return ops
 
 
-def shrink(family: str, seed: int, ops: list[Op], kind: str) -> list[Op]:
-    """The shortest sequence ``shrink_while`` finds that still violates a ``kind`` invariant under ``seed``."""
-    return shrink_while(ops, lambda candidate: any(v.kind == kind for v in run_schedule(family, seed, candidate)))
+def same_member(family: str, violation: Violation, found: Iterable[Violation]) -> bool:
+    """Whether ``found`` has a violation of ``violation``'s member (of its kind, where no member explains it)."""
+    return member_of(family, violation) in {member_of(family, other) for other in found}
+
+
+def shrink(family: str, seed: int, ops: list[Op], violation: Violation) -> list[Op]:
+    """The shortest sequence ``shrink_while`` finds that still shows ``violation``'s member under ``seed``."""
+    return shrink_while(ops, lambda candidate: same_member(family, violation, run_schedule(family, seed, candidate)))
 
 
 @dataclass
@@ -328,7 +334,7 @@ class Explorer:
         self._report(title, member_of(family, first), Finding(seed, index, str(first), ops, shrunk))
 
     def _shrink(self, seed: int, ops: list[Op], violation: Violation) -> list[Op]:
-        return shrink(self.result.family, seed, ops, violation.kind)
+        return shrink(self.result.family, seed, ops, violation)
 
     def _report(self, title: str, member: str, finding: Finding) -> None:
         """Keep a shrunk finding as an example and print it with its replay line."""
@@ -429,7 +435,7 @@ class DifferentialExplorer(Explorer):
 
         def still(candidate: list[Op]) -> bool:
             [(_, patched)] = self.workers.run([request(family, seed, format_ops(candidate))])
-            return any(found.kind == violation.kind for found in patched.violations)
+            return same_member(family, violation, patched.violations)
 
         return shrink_while(ops, still)
 

@@ -59,6 +59,7 @@ class Probe:
     violations: list[Violation] = field(default_factory=list[Violation])
     exclusive: bool = True  # one run at a time (a workflow); a chat client serves its calls side by side
     completed: set[str] = field(default_factory=set[str])  # runs the caller read to their end
+    leaving: list[Invocation] = field(default_factory=list[Invocation])  # executing when the caller left its loop
 
     def violate(self, kind: str, detail: str) -> None:
         """Record a broken invariant (once)."""
@@ -86,13 +87,24 @@ class Probe:
             raise
         invocation.outcome = DONE
 
+    def leave(self) -> None:
+        """The caller leaves its event loop: what executes now dies with it, even if the loop's last turns abort it.
+
+        A stream dropped as the caller leaves may have its finalizer start the run's teardown in those turns (its
+        handlers get CancelledError); the closed loop never finishes it, so their staged writes stay behind.
+        """
+        self.leaving = self.live()
+
     def abandon(self) -> None:
         """Every invocation still executing dies with the event loop its caller closes by hand, and so does its I/O.
 
-        The gates are forgotten, as a closed loop forgets its sockets and timers: what waits on them is garbage then.
+        So does one that executed when the caller left the loop and was aborted since (``leave``). The gates are
+        forgotten, as a closed loop forgets its sockets and timers: what waits on them is garbage then.
         """
-        for invocation in self.live():
-            invocation.outcome = LOST
+        for invocation in self.leaving + self.live():
+            if invocation.outcome != DONE:
+                invocation.outcome = LOST
+        self.leaving = []
         self.gates.clear()
 
     def _enter(self, run: str, where: str, tools: Iterable[str] | None) -> Invocation:

@@ -223,9 +223,11 @@ class Session:
     def _leave_loop(self) -> None:
         """The caller's coroutine returns with every stream dropped; then it closes the loop without finalizing.
 
-        A pull still pending dies with the loop, and so does every handler still executing, once the loop is closed
-        (``Probe.abandon()``, called then: the loop's last turn may still step them).
+        A pull still pending dies with the loop, and so does every handler still executing (``Probe.leave()``), once
+        the loop is closed (``Probe.abandon()``, called then: the loop's last turns may still step them, and the
+        finalizer of a stream dropped now may start its run's teardown there, which the closed loop never finishes).
         """
+        self.probe.leave()
         for run in self._current():
             if run.state == OPEN:
                 run.state, run.ending = DROPPED, f"dropped with its event loop after {run.pulled} pulls"
@@ -273,6 +275,11 @@ class Session:
             and not (run.pulled and self.family in READS_WHOLE_RUN)
         ]
 
+    def _holding(self, besides: Run | None = None) -> list[Run]:
+        """The live runs that still hold the object: in a graph family, one that yielded its final status does not."""
+        ends_there = self.family in ENDS_AT_FINAL_STATUS
+        return [run for run in self._live(besides=besides) if not (ends_there and run.final_status_seen)]
+
     def _check_state(self, *, final: bool = False) -> None:
         state = self.subject.committed_state()
         if state is not None:
@@ -283,13 +290,16 @@ class Session:
         """Judge the workflow's status once ``run`` is over.
 
         A run that delivered its final status had ended before it was closed or its consumer cancelled (only its end
-        of iteration was left to read): it is judged as completed.
+        of iteration was left to read): it is judged as completed. A run the caller never read owns no status: the
+        status is the latest run's that started, which is judged instead.
         """
         status = self.subject.status()
         latest = [other for other in self.runs if other.admitted][-1:]
-        ended = completed or run.final_status_seen
+        started = [other for other in self.runs if other.admitted and other.started][-1:]
+        owner = run if run.started or run.entered or not started else started[0]
+        ended = (completed and owner is run) or owner.final_status_seen
         if status is not None and latest == [run]:
-            self.probe.check_status(run.name, status, completed=ended, started=run.started)
+            self.probe.check_status(owner.name, status, completed=ended, started=owner.started)
 
     async def _bounded(self, what: str, awaitable: Awaitable[T]) -> T | None:
         """Await ``awaitable`` within the timeout; a timeout is a hang, an exception is unexpected."""
@@ -421,9 +431,8 @@ class Session:
                 self._check_admitted(run)
 
     def _check_admitted(self, run: Run) -> None:
-        """``run`` was admitted: no other run may still hold the object (one that yielded its final status does not)."""
-        ends_there = self.family in ENDS_AT_FINAL_STATUS
-        live = [other for other in self._live(besides=run) if not (ends_there and other.final_status_seen)]
+        """``run`` was admitted: no other run may still hold the object."""
+        live = self._holding(besides=run)
         if live and self.probe.exclusive:
             self.probe.violate("admitted-while-live", f"{run.name} admitted while {live[-1].name} still runs")
 
@@ -701,7 +710,14 @@ class Session:
             self._check_status(run, completed=False)
 
     async def _op_cancel_pending(self, op: Op) -> None:
-        live = self._live()
+        """``cancel_pending_requests()``: it runs to its end what ended runs left queued (as on the release).
+
+        That work waits on the gates of the runs that queued it, whose callers are gone: their I/O completes.
+        """
+        live = self._holding()
+        for run in self.runs:
+            if run not in live:
+                self.probe.gate(run.name).set()
         try:
             done = await asyncio.wait_for(self.subject.cancel_pending(list(self.requests)), TIMEOUT)
         except asyncio.TimeoutError:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scripts.explore import driver, shards
 from scripts.explore.__main__ import main as explore_main
 from scripts.explore.differential import Outcome, request
-from scripts.explore.invariants import Probe, Violation
+from scripts.explore.invariants import LOST, Probe, Violation
 from scripts.explore.operations import (
     WEIGHTS,
     Op,
@@ -67,8 +67,20 @@ def test_shrinking_keeps_the_first_start_and_what_the_violation_needs(monkeypatc
 
     monkeypatch.setattr(driver, "run_schedule", fake_run)
     ops = parse_ops("start,pull:0,start,drop:0,pull:1,wait:0,gc,close:0,settle")
-    assert driver.shrink("graph", 7, ops, "lost-write") == parse_ops("start,drop:0,gc")
+    assert driver.shrink("graph", 7, ops, Violation("lost-write", "x")) == parse_ops("start,drop:0,gc")
     assert len(runs) <= driver.SHRINK_BUDGET
+
+
+def test_shrinking_keeps_the_member_not_only_the_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the second newloop, r2's write leaks as the open member's (lost with its loop): not what was found."""
+    fixed, lost = Violation("leaked-write", "head:r2 is committed"), Violation("leaked-write", f"x (it was {LOST})")
+
+    def fake_run(family: str, seed: int, ops: list[Op]) -> list[Violation]:
+        return [fixed] if ops.count(Op("newloop")) == 2 else [lost]
+
+    monkeypatch.setattr(driver, "run_schedule", fake_run)
+    ops = parse_ops("start,newloop,start,pull:0,newloop,cancel_pending")
+    assert driver.shrink("graph", 1818, ops, fixed) == parse_ops("start,newloop,newloop")
 
 
 def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,7 +90,7 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(driver, "run_schedule", never_violates)
     monkeypatch.setattr(driver, "SHRINK_BUDGET", 3)
     ops = parse_ops("start,pull:0,drop:0,gc,close:0")
-    assert driver.shrink("graph", 1, ops, "lost-write") == ops
+    assert driver.shrink("graph", 1, ops, Violation("lost-write", "x")) == ops
 
 
 @pytest.mark.parametrize(
@@ -439,6 +451,50 @@ def test_a_write_staged_by_a_handler_lost_with_its_event_loop_is_named_so() -> N
     probe.check_state({"head:r0": "r0"}, [])
     assert [str(found) for found in probe.violations] == [
         "leaked-write: head:r0 is committed, but head of r0 did not finish (it was lost with its event loop)"
+    ]
+
+
+def test_a_handler_aborted_in_the_last_turns_of_the_loop_its_caller_left_died_with_it() -> None:
+    """The dropped stream's finalizer cancelled the handler before the loop was closed; its teardown never finished."""
+    probe = Probe()
+    with pytest.raises(asyncio.CancelledError), probe.invoked("r2", "head") as invocation:
+        probe.stage(invocation, "head:r2")
+        probe.leave()
+        raise asyncio.CancelledError
+    probe.abandon()
+    probe.check_state({"head:r2": "r2"}, [])
+    assert [str(found) for found in probe.violations] == [
+        "leaked-write: head:r2 is committed, but head of r2 did not finish (it was lost with its event loop)"
+    ]
+
+
+def test_a_write_of_a_run_whose_teardown_the_closed_loop_cut_short_is_the_open_g2_member() -> None:
+    """r2's stream, dropped as the caller left its loop, began its teardown there; the next loop commits its write."""
+    ops = "start,start,until:0,newloop,pull:1,cancel_pending,start,until:0,newloop,cancel_pending,drain:2"
+    outcome = driver.observe_schedule("graph", 1818, parse_ops(ops))
+    leaked = [violation for violation in outcome.violations if violation.kind == "leaked-write"]
+    assert [driver.member_of("graph", violation) for violation in leaked] == [
+        "G2 a run's staged write is committed by the successor after the run's loop was closed by hand"
+    ]
+
+
+def test_cancel_pending_requests_finishes_the_work_an_ended_run_left_queued() -> None:
+    """r1, cancelled between supersteps and dropped, left slow's message; slow waits on r1's gate: not a hang."""
+    outcome = driver.observe_schedule("graph", 1058, parse_ops("ask,answer,start,start,reanswer:1,cancel_pending"))
+    assert [violation for violation in outcome.violations if violation.kind == "hang"] == []
+
+
+def test_cancel_pending_requests_after_a_run_yielded_its_final_status_is_not_beside_it() -> None:
+    """r1 was read to its final IDLE status and kept: it has ended (series PR 4), on every build."""
+    outcome = driver.observe_schedule("checkpointed", 412, parse_ops("ask,answer,ask,until:1,cancel_pending"))
+    assert [violation for violation in outcome.violations if violation.kind == "cancel-pending-admitted"] == []
+
+
+def test_the_status_after_a_run_closed_before_it_started_is_judged_as_its_predecessor_s() -> None:
+    """r0, dropped between supersteps with work left, keeps IN_PROGRESS (G5, open); r1 closed unread never set it."""
+    outcome = driver.observe_schedule("graph", 1172, parse_ops("start,upto:0,drop:0,start,start,close:1"))
+    assert [str(violation) for violation in outcome.violations if violation.kind == "status"] == [
+        "status: status is IN_PROGRESS after r0 was abandoned in progress"
     ]
 
 
