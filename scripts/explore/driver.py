@@ -93,6 +93,8 @@ MEMBERS = (
            "with its event loop", open=True),
     Member("L1 a sub-workflow whose parent's event loop was closed by hand keeps the sub-workflow's run guard",
            frozenset({"subworkflow"}), "exception", "raised WorkflowException: Workflow is already running", open=True),
+    Member("G5 WorkflowAgent refuses the next turn after a turn stopped between supersteps with work left (kept by "
+           "PR 3, as on the release)", AGENT, "guard-leaked", "was stopped between supersteps$", open=True),
     Member("G5 WorkflowAgent refuses the next turn", AGENT, "guard-leaked", "invalid state to restart"),
     Member("G6 cancel_pending_requests() ignores the run guard", CONTINUED, "cancel-pending-admitted"),
     Member("G7 WorkflowAgent close() returns while the run executes", AGENT, "live-after-end",

@@ -87,6 +87,10 @@ class Probe:
             raise
         invocation.outcome = DONE
 
+    def finished_every_handler(self, run: str) -> bool:
+        """Whether every handler of ``run`` finished: stopped, ``run`` was stopped at a superstep boundary."""
+        return all(inv.outcome == DONE for inv in self.invocations if inv.run == run)
+
     def leave(self) -> None:
         """The caller leaves its event loop: what executes now dies with it, even if the loop's last turns abort it.
 

@@ -63,6 +63,7 @@ UNSUPPORTED = {
     "checkpointed": frozenset[str](),
     "chat": NO_REQUESTS,
 }
+STOPPED = frozenset({CLOSED, CANCELLED, DROPPED})  # how a caller stops a run before its end
 RETRYABLE = frozenset({OPEN, CLOSED, CANCELLED, DROPPED, REFUSED})  # the caller may answer such a run's request again
 # A second task that reads a stream another task is reading, by mistake, through a wrapper: the stream refuses it
 # (each build in its own words) and the first reader must go on as if nothing happened.
@@ -291,14 +292,16 @@ class Session:
 
         A run that delivered its final status had ended before it was closed or its consumer cancelled (only its end
         of iteration was left to read): it is judged as completed. A run the caller never read owns no status: the
-        status is the latest run's that started, which is judged instead.
+        status is the latest run's that started, which is judged instead, unless that run is still going (a lazily
+        admitted turn that got going while ``run`` was closed): then it is judged when it ends.
         """
         status = self.subject.status()
         latest = [other for other in self.runs if other.admitted][-1:]
         started = [other for other in self.runs if other.admitted and other.started][-1:]
         owner = run if run.started or run.entered or not started else started[0]
         ended = (completed and owner is run) or owner.final_status_seen
-        if status is not None and latest == [run]:
+        going = owner is not run and owner.state == OPEN and not ended
+        if status is not None and latest == [run] and not going:
             self.probe.check_status(owner.name, status, completed=ended, started=owner.started)
 
     async def _bounded(self, what: str, awaitable: Awaitable[T]) -> T | None:
@@ -366,13 +369,24 @@ class Session:
         ended = [f"{run.name} {run.ending or run.state}" for run in self.runs if run is not besides]
         return ", ".join(ended) or "no earlier run"
 
+    def _boundary(self, besides: Run) -> str:
+        """Whether the last run that started before ``besides`` was stopped between supersteps, as a detail.
+
+        Such a run keeps its status and leaves what its completed supersteps queued (series PR 3, as on the release).
+        """
+        started = [run for run in self.runs if run.started and run is not besides][-1:]
+        stopped = [run for run in started if run.state in STOPPED]
+        if stopped and self.probe.finished_every_handler(stopped[0].name):
+            return f"; {stopped[0].name} was stopped between supersteps"
+        return ""
+
     def _refused_at_pull(self, run: Run, error: BaseException) -> None:
         """A lazily admitted run was refused at its first pull."""
         run.state = REFUSED
         if self._live(besides=run, pulling=True):
             return
         if run.retried:
-            why = f"{run.name} refused ({error}) though no run is live; {self._endings(run)}"
+            why = f"{run.name} refused ({error}) though no run is live; {self._endings(run)}{self._boundary(run)}"
             self.probe.violate("guard-leaked", why)
             return
         run.retried = run.retry = True
@@ -687,8 +701,11 @@ class Session:
             self.probe.check_ended(run.name, f"close(){during}")
             if not run.started:
                 # A run closed before it started owns no status: the status is a dropped predecessor's until the
-                # loop has finalized it (its own teardown sets CANCELLED), so judge it once that has happened.
+                # loop has finalized it (its own teardown sets CANCELLED), so judge it once that has happened; or a
+                # lazily admitted run's whose first pull was in flight and got going meanwhile (once accounted for,
+                # it is the latest admitted run, judged when it ends).
                 await self.quiesce()
+                await self._collect()
             self._check_status(run, completed=False)
 
     async def _op_cancel(self, op: Op) -> None:

@@ -99,6 +99,10 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
         ("graph", Violation("lost-write", "x"), "G1 late discard wipes the successor's staged write"),
         ("functional", Violation("lost-write", "x"), "other lost-write"),
         ("agent", Violation("guard-leaked", "invalid state to restart"), "G5 WorkflowAgent refuses the next turn"),
+        ("agent", Violation("guard-leaked", "r2 refused (The underlying workflow is in an invalid state to restart: "
+         "IN_PROGRESS.) though no run is live; r0 closed after 1 pulls, r1 closed after 1 pulls; r1 was stopped "
+         "between supersteps"), "G5 WorkflowAgent refuses the next turn after a turn stopped between supersteps with "
+         "work left (kept by PR 3, as on the release)"),
         ("functional-agent", Violation("guard-leaked", "x"), "F3 closing a FunctionalWorkflowAgent stream leaves "
          "the workflow running"),
         ("graph", Violation("exception", "generator is already running"), "F1 ResponseStream.close() during "
@@ -314,6 +318,24 @@ def test_a_refusal_while_a_lazily_admitted_run_s_first_pull_was_in_flight_is_no_
     assert outcome.observation["runs"][3]["end"] == "refused"
     assert outcome.observation["runs"][2]["outputs"] == ["r2:head", "r2:done"]
     assert [violation for violation in outcome.violations if violation.kind == "guard-leaked"] == []
+
+
+def test_a_run_closed_before_it_started_leaves_the_status_to_a_turn_that_got_going_meanwhile() -> None:
+    """r0's first pull was in flight when the direct run r1 was closed unread: the status is r0's, still running."""
+    outcome = driver.observe_schedule("agent", 703, parse_ops("start,pull:0,direct,close:0"))
+    assert outcome.observation["runs"][0]["outputs"] == ["r0:head", "r0:done"]
+    assert [violation for violation in outcome.violations if violation.kind == "status"] == []
+
+
+def test_a_turn_refused_after_a_turn_stopped_between_supersteps_says_so() -> None:
+    """r1 is closed during a read that its completed first superstep answers: what it queued stays (PR 3, open)."""
+    ops = parse_ops("start,until:0,close:0,start,pull:0,close:0,start")
+    outcome = driver.observe_schedule("agent", 214, ops)
+    leaked = [violation for violation in outcome.violations if violation.kind == "guard-leaked"]
+    assert [driver.member_of("agent", violation) for violation in leaked] in ([], [
+        "G5 WorkflowAgent refuses the next turn after a turn stopped between supersteps with work left (kept by PR 3, "
+        "as on the release)"
+    ])  # fmt: skip
 
 
 def test_a_pull_the_caller_left_with_its_event_loop_raises_to_nobody() -> None:
