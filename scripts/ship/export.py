@@ -159,7 +159,8 @@ def _index_markdown(rows: list[dict[str, str]]) -> str:
         if row["waits for"]:
             waiting.setdefault(row["waits for"], []).append(row)
     if waiting:
-        plan += ["", "Wait for the maintainers' decision on the issue (post its draft first, where its header says):", ""]
+        heading = "Wait for the maintainers' decision on the issue (post its draft first, where its header says):"
+        plan += ["", heading, ""]
         plan += [
             f"- issue `{slug}`: " + ", ".join(f"`{row['patch']}` ({row['title']})" for row in waiting[slug])
             for slug in waiting
