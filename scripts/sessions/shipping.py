@@ -18,13 +18,14 @@ from scripts.sessions.glue import (
     install,
     install_core,
     install_into,
+    parser,
     patched_bases,
     run_pytest,
     scratch,
     test_root,
 )
 from scripts.ship.evidence import NOT_RUN, breaking_check, issue_checks, new_test_check, ruff_check, wheel_check
-from scripts.ship.export import check_sources, export_series
+from scripts.ship.export import check_sources, export_series, submitter
 from scripts.ship.wheel import add_manifest, local_version, only_wheel, series_manifest, stage_build_tree
 from scripts.validate.junit import outcomes
 from scripts.validate.repro import load_record
@@ -61,11 +62,15 @@ def wheel(session: nox.Session) -> None:
 
 def export(session: nox.Session) -> None:
     """PR material per patch in export/: title, body (checklist from the checks run here), mbox, range-diff."""
+    arguments = parser(session)
+    arguments.add_argument("--author", help="'Name <email>': who signs the mboxes (default: git config user.*)")
+    given = arguments.parse_args(session.posargs)
+    author = submitter(REPO_ROOT, given.author)
     install(session, "ruff", *TEST_TOOLS, *UPSTREAM_TEST_DEPS)
     series = current_series()
     check_sources(series)
     checks = {patch.name: [*NOT_RUN, *issue_checks(patch), breaking_check(patch)] for patch in series.patches}
-    bases = list(patched_bases(session))
+    bases = list(patched_bases(session, given.base or ""))
     for version, _, patched in bases:
         for name, gate in patch_gate_checks(session, version, patched, series).items():
             checks[name] += gate
@@ -83,7 +88,10 @@ def export(session: nox.Session) -> None:
             ]
     versions = [version for version, _, _ in bases]
     record = load_record(docs_data_dir() / "repro.json")
-    rows = export_series(series, EXPORT, checks, bases[0][1], bases=versions, record=record)
+    rows = export_series(series, EXPORT, checks, bases[0][1], bases=versions, record=record, author=author)
     for row in rows:
         session.log(f"{row['patch']}: {row['upstream status']}; {row['since last export']}; {row['what to do']}")
     session.log(f"PR material for {len(rows)} patch(es) in {EXPORT}")
+    if author is None:
+        session.log("the mboxes keep the series' own author: pass `-- --author 'Name <email>'` (or set git's user.name"
+                    " and user.email) to sign them as the submitter")  # fmt: skip

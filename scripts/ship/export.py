@@ -8,12 +8,14 @@ Everything is rendered in a scratch directory first; the export directory is rep
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
 from scripts.series.common import markdown_table
 from scripts.series.errors import RunguardError
+from scripts.series.git import run_git
 from scripts.series.listing import Series
 from scripts.series.patch import RUNGUARD_TRAILERS, Patch
 from scripts.series.repro import read_reproduction
@@ -23,6 +25,7 @@ from scripts.ship.prbody import IMPACT, ISSUES_DIR, REVIEW_FOCUS, pr_body, pr_ti
 from scripts.ship.rangediff import RECORD_DIR, previous_series, range_diffs, record_export
 from scripts.validate.repro import ReproRecord
 
+_IDENTITY = re.compile(r"[^<>\n]+ <[^<>\s]+@[^<>\s]+>")
 INDEX_HEADER = ("patch", "upstream status", "depends on", "issue drafts", "since last export", "what to do")
 
 
@@ -61,15 +64,35 @@ def _since(patch: Patch, previous: Series | None, diffs: dict[str, str]) -> str:
     return "unchanged" if patch.name in {old.name for old in previous.patches} else "new"
 
 
-def upstream_mbox(patch: Patch) -> str:
-    """The patch file without runguard's own trailers (``Fixes``/``Refs`` stay): what upstream should see."""
+def upstream_mbox(patch: Patch, author: str | None) -> str:
+    """The patch file without runguard's own trailers (``Fixes``/``Refs`` stay): what upstream should see.
+
+    ``author`` ("Name <email>", the submitter's identity, which upstream's CLA check looks for) replaces the
+    series' own ``From:`` header; ``None`` keeps it.
+    """
     text = patch.path.read_text()
     message, separator, rest = text.partition("\n---\n")
     own = tuple(f"{name.lower()}:" for name in RUNGUARD_TRAILERS)
     kept = [line for line in message.split("\n") if not line.lower().startswith(own)]
+    if author is not None:  # in the mail headers only, which end at the first blank line
+        headers = kept.index("")
+        kept = [f"From: {author}" if line.startswith("From: ") else line for line in kept[:headers]] + kept[headers:]
     while kept and not kept[-1].strip():  # no blank line left where the trailer block was
         kept.pop()
     return "\n".join(kept) + separator + rest
+
+
+def submitter(repo: Path, given: str | None) -> str | None:
+    """Who signs the exported mboxes: ``given`` ("Name <email>"), else git's user in ``repo``.
+
+    None when neither is set: the series' own author stays.
+    """
+    if given is not None:
+        if not _IDENTITY.fullmatch(given):
+            raise RunguardError(f"--author: {given!r} is not 'Name <email>'")
+        return given
+    name, email = (run_git("config", key, cwd=repo, check=False).stdout.strip() for key in ("user.name", "user.email"))
+    return f"{name} <{email}>" if name and email else None
 
 
 def check_sources(series: Series) -> None:
@@ -93,8 +116,12 @@ def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the
     *,
     bases: list[str],
     record: ReproRecord | None,
+    author: str | None = None,
 ) -> list[dict[str, str]]:
-    """Export ``series`` into ``export_dir`` (``record``: the repro session's runs); one summary row per patch."""
+    """Export ``series`` into ``export_dir`` (``record``: the repro session's runs); one summary row per patch.
+
+    ``author`` signs every mbox (see :func:`upstream_mbox`).
+    """
     previous = previous_series(export_dir, series)
     diffs = range_diffs(base_repo, previous, series) if previous else {}
     steps = submission_steps(series)
@@ -113,7 +140,7 @@ def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the
                 repros = [read_reproduction(series.repro_dir, slug) for slug in patch.issue_drafts]
                 titles = {repro.slug: repro.title for repro in repros}
                 (folder / "body.md").write_text(pr_body(patch, dependencies, checks.get(patch.name, []), titles))
-                (folder / patch.name).write_text(upstream_mbox(patch))
+                (folder / patch.name).write_text(upstream_mbox(patch, author))
                 if patch.name in diffs:
                     (folder / "range-diff.txt").write_text(diffs[patch.name])
                 for repro in repros:

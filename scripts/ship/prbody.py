@@ -51,8 +51,8 @@ def _related(patch: Patch, drafts: dict[str, str]) -> str:
     lines = [f"Fixes {issue}" for issue in patch.values("Fixes")]
     lines += [f"Related: {issue}" for issue in patch.values("Refs")]
     lines += [
-        f"Issue to file first: `{ISSUES_DIR}/{slug}.md` ({title}); link it here once a maintainer marks it"
-        " ready-for-implementation."
+        f"Issue: post `{ISSUES_DIR}/{slug}.md` ({title}) first, as its header says (a comment on the thread it"
+        " continues); link that thread here once a maintainer marks it ready-for-implementation."
         for slug, title in drafts.items()
     ]
     return "\n\n".join(lines) or "No linked issue: file one and link it before sending, or the PR may be closed."

@@ -13,7 +13,7 @@ from scripts.series.listing import read_series
 from scripts.series.repro import read_reproduction
 from scripts.ship.checklist import Check, Item, render_checklist
 from scripts.ship.evidence import new_test_check
-from scripts.ship.export import check_sources, export_series
+from scripts.ship.export import check_sources, export_series, submitter
 from scripts.validate.repro import ReproRecord, ReproRun
 from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder, git
 from tests.tooling.test_repro import write_draft
@@ -51,9 +51,11 @@ def _body(out: Path, stem: str) -> str:
     return (out / stem / "body.md").read_text()
 
 
-def export(framework: Path, patches: Path, out: Path, record: ReproRecord | None = None) -> list[dict[str, str]]:
+def export(
+    framework: Path, patches: Path, out: Path, record: ReproRecord | None = None, author: str | None = None
+) -> list[dict[str, str]]:
     checks = {"0001-first.patch": [Check(Item.UNIT_TESTS, "3 new tests pass", True)]}
-    return export_series(read_series(patches), out, checks, framework, bases=BASES, record=record)
+    return export_series(read_series(patches), out, checks, framework, bases=BASES, record=record, author=author)
 
 
 @pytest.fixture
@@ -102,6 +104,30 @@ def test_the_mbox_keeps_fixes_and_refs_and_drops_runguards_trailers(exported: Pa
         assert own not in message
     git(framework, "am", "--quiet", str(exported / "0003-third" / "0003-third.patch"), "--3way")
     assert git(framework, "log", "-1", "--format=%B").endswith("Why it changes.")
+
+
+def test_the_mbox_is_authored_by_the_submitter_when_given(
+    framework: Path, series: SeriesBuilder, patches: Path, tmp_path: Path
+) -> None:
+    make_series(series, patches)
+    export(framework, patches, tmp_path / "export", author="Ada Lovelace <ada@example.org>")
+    git(framework, "am", "--quiet", str(tmp_path / "export" / "0001-first" / "0001-first.patch"))
+    assert git(framework, "log", "-1", "--format=%an <%ae>").strip() == "Ada Lovelace <ada@example.org>"
+
+
+@pytest.mark.parametrize("given", ["Ada", "Ada <ada>", "<ada@example.org>"])
+def test_an_author_that_is_not_a_name_and_an_email_is_one_line(given: str, tmp_path: Path) -> None:
+    with pytest.raises(RunguardError, match=r"^--author: .* is not 'Name <email>'$"):
+        submitter(tmp_path, given)
+
+
+def test_the_submitter_defaults_to_gits_user_and_else_to_the_series_author(tmp_path: Path) -> None:
+    git(tmp_path, "init", "--quiet")
+    git(tmp_path, "config", "user.name", "")  # a global identity must not leak into this test
+    assert submitter(tmp_path, None) is None
+    git(tmp_path, "config", "user.name", "Ada Lovelace")
+    git(tmp_path, "config", "user.email", "ada@example.org")
+    assert submitter(tmp_path, None) == "Ada Lovelace <ada@example.org>"
 
 
 def test_a_backport_is_never_exported_and_the_index_says_so(exported: Path) -> None:
