@@ -81,6 +81,12 @@ class Patch:
         """The file name without ``.patch``: the patch's folder in an export and its anchor in the patch guide."""
         return self.path.stem
 
+    @property
+    def number(self) -> int | None:
+        """The number its file name starts with (``0006-x.patch``: 6), by which the docs call it "patch 6"."""
+        digits = self.name.partition("-")[0]
+        return int(digits) if digits.isdigit() else None
+
     def sha256(self) -> str:
         """The hex sha256 of the patch file."""
         return sha256_of(self.path)

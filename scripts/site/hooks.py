@@ -51,15 +51,15 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 
 def _expand_markers(markdown: str) -> str:
     series = current_series()
-    numbered = {patch.name: (number, patch) for number, patch in enumerate(series.patches, start=1)}
+    placed = {patch.name: (position, patch) for position, patch in enumerate(series.patches, start=1)}
 
     def expand(marker: re.Match[str]) -> str:
         name = marker["name"]
         if marker["kind"] == "data":
             return render_dataset(name, docs_data_dir(), series.short_digest())
-        if name not in numbered:
+        if name not in placed:
             raise RunguardError(f"{name} is not in the series")
-        number, patch = numbered[name]
-        return render_entry(patch, number) if marker["kind"] == "patch" else render_review_heading(patch, number)
+        position, patch = placed[name]
+        return render_entry(patch, position) if marker["kind"] == "patch" else render_review_heading(patch, position)
 
     return MARKER.sub(expand, markdown)
