@@ -139,6 +139,16 @@ class Verdict:
         return " ".join(self.regressions[0].split(" ", 2)[:2]) if self.regressions else ""
 
 
+def _declared_ones(found: list[Difference], declared: list[Declared]) -> list[Difference]:
+    return [difference for difference in found if any(item.matches(difference) for item in declared)]
+
+
+def diverged(unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> bool:
+    """Whether the caller took another path at a declared point: a declared difference of a ``DIVERGING`` kind."""
+    found = differences(unpatched.observation, patched.observation)
+    return any(difference.kind in DIVERGING for difference in _declared_ones(found, declared))
+
+
 def judge(unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> Verdict:
     """The regressions in ``patched`` against ``unpatched``: patched-only violations, then undeclared differences."""
     verdict = Verdict()
@@ -148,9 +158,9 @@ def judge(unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> Ver
             verdict.regressions.append(f"violation {violation.kind} (patched only): {violation.detail}")
     explained = frozenset[str]().union(*(EXPLAINS.get(kind, EVERYTHING) for kind in before))
     found = differences(unpatched.observation, patched.observation)
-    matched = [difference for difference in found if any(item.matches(difference) for item in declared)]
-    if any(difference.kind in DIVERGING for difference in matched):
-        explained = EVERYTHING  # the caller took another path at a declared point: what follows may differ
+    matched = _declared_ones(found, declared)
+    if diverged(unpatched, patched, declared):
+        explained = EVERYTHING  # what follows the other path may differ
     for difference in found:
         if difference.kind not in explained and difference not in matched:
             verdict.undeclared.append(difference)

@@ -29,7 +29,7 @@ from typing import Any
 
 from opentelemetry import metrics
 
-from scripts.explore.differential import Declared, Pair, Verdict, confirmed, judge, request
+from scripts.explore.differential import Declared, Pair, Verdict, confirmed, diverged, judge, request
 from scripts.explore.differential import Outcome as Compared
 from scripts.explore.invariants import Violation
 from scripts.explore.loop import PerturbingLoop
@@ -139,28 +139,44 @@ def member_of(family: str, violation: Violation) -> str:
 
 
 def open_and_shared(
-    family: str, violation: Violation, unpatched: Iterable[Violation], patched: Iterable[Violation] = ()
+    family: str,
+    violation: Violation,
+    unpatched: Iterable[Violation],
+    patched: Iterable[Violation] = (),
+    *,
+    diverging: bool = False,
 ) -> bool:
     """Whether a violation of the patched build is an open member's that the unpatched build shows there too.
 
     The unpatched build shows it there when it violates the invariant the same way, or when it violated it first in
     a way the patched build does not (``patched``: that build's violations): the series fixed what went wrong on
     the release, and the schedule went on into a member the series leaves open, which the release shows wherever
-    it gets that far. Such a violation is reported; any other violation of the patched build fails the run (one
-    only it shows is a regression, one of a fixed member or of no known member is a failure of the series).
+    it gets that far. Likewise when the caller took another path at a difference the series declares
+    (``diverging``: a run the release refuses is admitted, say), and that path led into an open member. Such a
+    violation is reported; any other violation of the patched build fails the run (one only it shows is a
+    regression, one of a fixed member or of no known member is a failure of the series).
     """
     member = known_member(family, violation)
     if member is None or not member.open:
         return False
     fixed = {found.kind for found in unpatched} - {found.kind for found in patched}
-    return bool(fixed) or any(found.kind == violation.kind for found in unpatched)
+    return diverging or bool(fixed) or any(found.kind == violation.kind for found in unpatched)
+
+
+def shared_open(
+    family: str, unpatched: Compared, patched: Compared, declared: list[Declared]
+) -> Callable[[Violation], bool]:
+    """:func:`open_and_shared` for the patched build's violations of one schedule both builds ran."""
+    diverging = diverged(unpatched, patched, declared)
+    return partial(
+        open_and_shared, family, unpatched=unpatched.violations, patched=patched.violations, diverging=diverging
+    )
 
 
 def judged(family: str, unpatched: Compared, patched: Compared, declared: list[Declared]) -> Verdict:
     """:func:`judge`, with the patched build's violations of open members both builds show left to the report."""
-    shown = [violation for violation in patched.violations if not open_and_shared(
-        family, violation, unpatched.violations, patched.violations
-    )]  # fmt: skip
+    shared = shared_open(family, unpatched, patched, declared)
+    shown = [violation for violation in patched.violations if not shared(violation)]
     return judge(unpatched, replace(patched, violations=tuple(shown)), declared)
 
 
@@ -310,16 +326,16 @@ class Explorer:
             self.result.schedules = index
             if violations:
                 self.result.violating_schedules += 1
-                self._record(seed, ops, violations, index, [])
+                self._record(seed, ops, violations, index, lambda _: False)
         self.result.seconds = round(time.monotonic() - began, 1)
         self.result.cpu_seconds = round(time.process_time() - began_cpu, 1)
         self.result.date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
         return self.result
 
     def _record(
-        self, seed: int, ops: list[Op], violations: list[Violation], index: int, unpatched: list[Violation]
+        self, seed: int, ops: list[Op], violations: list[Violation], index: int, shared: Callable[[Violation], bool]
     ) -> None:
-        """Note the members a violating schedule shows; report a new one, shrunk (``unpatched``: what that build saw).
+        """Note the members a violating schedule shows; report a new one, shrunk (``shared``: :func:`shared_open`).
 
         A new member that fails the run is always reported; open ones both builds show, up to ``max_examples``.
         """
@@ -327,7 +343,7 @@ class Explorer:
         new = [v for v in violations if member_of(family, v) not in self.result.members_found_after]
         for violation in violations:
             self.result.members_found_after.setdefault(member_of(family, violation), index)
-        failing = [violation for violation in new if not open_and_shared(family, violation, unpatched)]
+        failing = [violation for violation in new if not shared(violation)]
         if not failing and (not new or len(self.result.examples) >= self.max_examples):
             return
         first = (failing or new)[0]
@@ -406,10 +422,10 @@ class DifferentialExplorer(Explorer):
                 self.result.schedules = index
             if patched.violations:
                 self.result.violating_schedules += 1
-                shown = list(unpatched.violations)
-                if not all(open_and_shared(family, found, shown, patched.violations) for found in patched.violations):
+                shared = shared_open(family, unpatched, patched, self.declared)
+                if not all(map(shared, patched.violations)):
                     self.result.unexplained += 1
-                self._record(seed, ops, list(patched.violations), index, shown)
+                self._record(seed, ops, list(patched.violations), index, shared)
             verdict = judging(unpatched, patched)
             if verdict.regressions and confirmed(self.workers, family, seed, patched, judging):
                 self.result.regressions += 1
@@ -464,18 +480,16 @@ def replay_both(builds: tuple[Path, Path], declared: list[Declared], family: str
     finally:
         pair.close()
     print(f"[{family}] seed {seed}: {patched.ops}")
-    shown = list(unpatched.violations)
+    shared = shared_open(family, unpatched, patched, declared)
     for label, outcome in (("unpatched", unpatched), ("patched", patched)):
         for violation in outcome.violations:
-            shared = label == "patched" and open_and_shared(family, violation, shown, patched.violations)
-            print(f"  {label}: {member_of(family, violation)}{' (open, both builds)' if shared else ''}: {violation}")
+            both = label == "patched" and shared(violation)
+            print(f"  {label}: {member_of(family, violation)}{' (open, both builds)' if both else ''}: {violation}")
     regressions = judged(family, unpatched, patched, declared).regressions
     for regression in regressions:
         print(f"  REGRESSION {regression}")
     print(f"  {len(patched.violations)} violation(s) of the patched build, {len(regressions)} regression(s)")
-    return bool(regressions) or not all(
-        open_and_shared(family, found, shown, patched.violations) for found in patched.violations
-    )
+    return bool(regressions) or not all(map(shared, patched.violations))
 
 
 # Measured (10,000 schedules, one base): agent and graph take about twice as long as the functional families, and

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from scripts.explore import driver, shards
 from scripts.explore.__main__ import main as explore_main
-from scripts.explore.differential import Outcome, request
+from scripts.explore.differential import Declared, Outcome, request
 from scripts.explore.invariants import LOST, Probe, Violation
 from scripts.explore.operations import (
     WEIGHTS,
@@ -375,6 +375,23 @@ def test_an_open_member_reached_after_what_stopped_the_unpatched_build_is_report
     assert not driver.open_and_shared("checkpointed", STALE_JOIN, [leaked], [STALE_JOIN, leaked])  # nothing fixed
     assert not driver.open_and_shared("checkpointed", STALE_JOIN, [], [STALE_JOIN])  # nothing went wrong unpatched
     assert not driver.open_and_shared("graph", LOST_WRITE, [leaked], [LOST_WRITE])  # G1 is fixed: it always fails
+
+
+def test_an_open_member_reached_on_the_path_a_declared_difference_opened_is_reported_rather_than_failed() -> None:
+    """Unpatched, r2 is refused beside r1, kept at its final status; patched, PR 4 admits r2 and r3 runs into G10.
+
+    The release shows G10 wherever it gets that far (``ask,drain:0,start``); a fixed member still fails.
+    """
+    assert driver.open_and_shared("checkpointed", STALE_JOIN, [], [STALE_JOIN], diverging=True)
+    assert not driver.open_and_shared("checkpointed", STALE_JOIN, [], [STALE_JOIN])
+    assert not driver.open_and_shared("graph", LOST_WRITE, [], [LOST_WRITE], diverging=True)
+    refusal = "start: WorkflowException: Workflow is already running"
+    run = {"name": "r2", "end": "completed", "outputs": ["r2:head"], "errors": []}
+    refused = Outcome("ask", (), {"runs": [{**run, "end": "refused", "outputs": [], "errors": [refusal]}]})
+    admitted = Outcome("ask", (STALE_JOIN,), {"runs": [run]})
+    declared = [Declared("errors", "r*: ?'start: *already running*'? -> *", "p")]
+    assert driver.judged("checkpointed", refused, admitted, declared).regressions == []
+    assert driver.judged("checkpointed", refused, admitted, []).kind == "violation mixed-fan-in"
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from scripts.explore.differential import (
     Outcome,
     declared_differences,
     differences,
+    diverged,
     judge,
     request,
     serve,
@@ -54,6 +55,20 @@ def test_a_declared_difference_is_none_and_one_in_what_the_caller_saw_explains_w
     assert judge(before, after, [Declared("errors", "* -> *refused*", "p")]).regressions == []
     assert judge(before, after, [Declared("errors", "*something else*", "p")]).kind == "difference outputs"
     assert judge(before, after, [Declared("outputs", "r0: *", "p")]).kind == "difference errors"
+
+
+REFUSED = "start: WorkflowException: Workflow is already running; concurrent runs are not allowed on the same instance."
+ADMITTED = Declared("errors", f"r*: ?'{REFUSED}'? -> *", "p")  # run() admitted where the release refuses it
+
+
+def test_a_run_admitted_where_the_release_refuses_it_takes_the_caller_on_another_path() -> None:
+    """What the caller's later calls on the admitted run recorded (a second reader's read) follows from admitting it."""
+    before, after = _outcome(end="refused", outputs=[], errors=[REFUSED]), _outcome(errors=["readmap: read an update"])
+    assert diverged(before, after, [ADMITTED])
+    assert judge(before, after, [ADMITTED]).regressions == []
+    assert not diverged(before, after, [])
+    assert judge(before, after, []).kind == "difference end"
+    assert not diverged(before, after, [Declared("outputs", "*", "p")])  # a declared output is no other path
 
 
 def test_the_framework_s_own_state_keys_are_not_compared() -> None:
