@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from scripts.explore.invariants import IN_PROGRESS, SETTLED_AFTER_COMPLETION, Probe
+from scripts.explore.invariants import IN_PROGRESS, LOST, SETTLED_AFTER_COMPLETION, Probe
 from scripts.explore.subjects import DIRECT, Stream, Subject
 
 T = TypeVar("T")
@@ -162,6 +162,7 @@ class Run:
     turn: str
     stream: Stream | None = None
     gone: bool = False  # its event loop was closed: the caller has forgotten it
+    lost: bool = False  # stopped, it still executed when its event loop was closed: its teardown never finishes
     items: AsyncIterator[Any] | None = None
     pull: asyncio.Task[Any] | None = None
     entered: bool = False  # the current pull has reached the stream
@@ -227,11 +228,14 @@ class Session:
         A pull still pending dies with the loop, and so does every handler still executing (``Probe.leave()``), once
         the loop is closed (``Probe.abandon()``, called then: the loop's last turns may still step them, and the
         finalizer of a stream dropped now may start its run's teardown there, which the closed loop never finishes).
+        So does the teardown of a run stopped earlier whose handlers still execute (a stream dropped just before).
         """
         self.probe.leave()
         for run in self._current():
             if run.state == OPEN:
                 run.state, run.ending = DROPPED, f"dropped with its event loop after {run.pulled} pulls"
+            elif self.probe.live(run.name):
+                run.lost = True
             run.stream = run.items = run.pull = None
             run.gone = True
 
@@ -366,7 +370,11 @@ class Session:
             self.probe.violate("guard-leaked", f"{run.name} refused though no run is live; {self._endings(run)}")
 
     def _endings(self, besides: Run | None = None) -> str:
-        ended = [f"{run.name} {run.ending or run.state}" for run in self.runs if run is not besides]
+        ended = [
+            f"{run.name} {run.ending or run.state}" + (f", then {LOST}" if run.lost else "")
+            for run in self.runs
+            if run is not besides
+        ]
         return ", ".join(ended) or "no earlier run"
 
     def _boundary(self, besides: Run) -> str:

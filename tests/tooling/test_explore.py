@@ -141,6 +141,9 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
         ("agent", Violation("guard-leaked", "r3 refused (The underlying workflow is in an invalid state to restart: "
          "IN_PROGRESS.) though no run is live; r0 dropped with its event loop after 1 pulls"), "L1 a run whose event "
          "loop was closed by hand keeps the run guard"),
+        ("agent", Violation("guard-leaked", "r2 refused (The underlying workflow is in an invalid state to restart: "
+         "IN_PROGRESS.) though no run is live; r0 refused, r1 dropped after 1 pulls, then lost with its event loop"),
+         "L1 a run whose event loop was closed by hand keeps the run guard"),
     ],
 )  # fmt: skip
 def test_violations_are_classified_as_known_members(family: str, violation: Violation, member: str) -> None:
@@ -515,6 +518,25 @@ def test_a_write_of_a_run_whose_teardown_the_closed_loop_cut_short_is_the_open_g
     assert [driver.member_of("graph", violation) for violation in leaked] == [
         "G2 a run's staged write is committed by the successor after the run's loop was closed by hand"
     ]
+
+
+def test_a_turn_dropped_just_before_its_loop_was_closed_by_hand_is_lost_with_it() -> None:
+    """r0's stream is dropped mid-run and the loop closed at once: its teardown never runs, so r1 is refused (L1)."""
+    outcome = driver.observe_schedule("agent", 2484, parse_ops("start,until:0,drop:0,newloop,start"))
+    leaked = [violation for violation in outcome.violations if violation.kind == "guard-leaked"]
+    assert [violation.detail.rsplit("; ", 1)[-1] for violation in leaked] == [
+        "r0 dropped after 1 pulls, then lost with its event loop"
+    ]
+    assert [driver.member_of("agent", violation) for violation in leaked] == [
+        "L1 a run whose event loop was closed by hand keeps the run guard"
+    ]
+
+
+def test_a_turn_dropped_and_torn_down_before_its_loop_was_closed_is_not_lost() -> None:
+    """With a settle between the drop and the closed loop, r0's teardown finishes: it is not lost with the loop."""
+    outcome = driver.observe_schedule("agent", 2484, parse_ops("start,until:0,drop:0,settle,newloop,start"))
+    assert outcome.observation["runs"][0]["end"] == "dropped after 1 pulls"
+    assert [violation for violation in outcome.violations if "lost" in violation.detail] == []
 
 
 def test_cancel_pending_requests_finishes_the_work_an_ended_run_left_queued() -> None:
