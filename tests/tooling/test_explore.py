@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import AsyncGenerator, Awaitable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,19 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
         ("chat", Violation("hang", "close() of r0 did not finish within 10s"), "S2 close() of an unread chat stream "
          "waits for the model call"),
         ("chat", Violation("hang", "a second reader of r0 got nothing within 10s"), "other hang"),
+        ("graph", Violation("loop-error", "Task exception was never retrieved (the loop's aclose() of a collected "
+         "async generator): RuntimeError: aclose(): asynchronous generator is already running"), "G11 a dropped run "
+         "freed by the cycle collector is closed several times at once"),
+        ("checkpointed", Violation("loop-error", "Task exception was never retrieved (the loop's aclose() of a "
+         "collected async generator): RuntimeError: async generator ignored GeneratorExit"), "G11 a dropped run freed "
+         "by the cycle collector is closed several times at once"),
+        ("checkpointed", Violation("loop-error", "Task exception was never retrieved (the loop's aclose() of a "
+         "collected async generator): RuntimeError: async generator raised StopAsyncIteration"), "G11 a dropped run "
+         "freed by the cycle collector is closed several times at once"),
+        ("checkpointed", Violation("loop-error", "Task exception was never retrieved: RuntimeError: async generator "
+         "raised StopAsyncIteration"), "other loop-error"),
+        ("functional", Violation("loop-error", "Task exception was never retrieved (the loop's aclose() of a "
+         "collected async generator): RuntimeError: async generator raised StopAsyncIteration"), "other loop-error"),
         ("agent", Violation("guard-leaked", "r3 refused (The underlying workflow is in an invalid state to restart: "
          "IN_PROGRESS.) though no run is live; r0 dropped with its event loop after 1 pulls"), "L1 a run whose event "
          "loop was closed by hand keeps the run guard"),
@@ -148,6 +162,44 @@ def test_shrinking_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
 )  # fmt: skip
 def test_violations_are_classified_as_known_members(family: str, violation: Violation, member: str) -> None:
     assert driver.member_of(family, violation) == member
+
+
+async def _teardown_pulls_past_its_source() -> AsyncGenerator[int]:
+    try:
+        yield 1
+    finally:
+        await anext(_nothing())  # its StopAsyncIteration escapes: "async generator raised StopAsyncIteration"
+
+
+async def _nothing() -> AsyncGenerator[int]:
+    return
+    yield
+
+
+async def _close(items: AsyncGenerator[int]) -> None:
+    await items.aclose()
+
+
+async def _loop_error(work: Awaitable[Any]) -> Violation:
+    """What the loop reports when the task running ``work`` fails and nobody retrieves its exception."""
+    task = asyncio.ensure_future(work)
+    (error,) = await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 5)
+    return driver.loop_error({"message": "Task exception was never retrieved", "exception": error, "future": task})
+
+
+async def test_a_loop_error_of_the_loop_s_close_of_a_collected_async_generator_says_so() -> None:
+    """asyncio's async-generator finalizer runs a collected generator's aclose() as a task (G11's racing closes)."""
+    finalizing, closing = _teardown_pulls_past_its_source(), _teardown_pulls_past_its_source()
+    assert [await anext(finalizing), await anext(closing)] == [1, 1]
+
+    by_the_loop = await _loop_error(finalizing.aclose())  # as the finalizer schedules it
+    by_the_program = await _loop_error(_close(closing))  # the same error in a task of the program's
+
+    assert [by_the_loop.detail, by_the_program.detail] == [
+        "Task exception was never retrieved (the loop's aclose() of a collected async generator): RuntimeError: "
+        "async generator raised StopAsyncIteration",
+        "Task exception was never retrieved: RuntimeError: async generator raised StopAsyncIteration",
+    ]
 
 
 @given(first=st.integers(0, 10**6), schedules=st.integers(1, 500), count=st.integers(1, 12))
