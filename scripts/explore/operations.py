@@ -627,15 +627,17 @@ class Session:
             await self._collect()
         if run.stream is None:
             return
-        wrapper = WRAPPERS[op.name](run.stream)
-        try:
-            await asyncio.wait_for(anext(aiter(wrapper)), TIMEOUT)
-        except asyncio.TimeoutError:
+        # A task waited on, not asyncio.wait_for(): before 3.12 the error it raises has wait_for()'s frame in its
+        # traceback, which holds the task that holds the error. That cycle keeps the stream alive after the caller
+        # drops it, on every build, until the cycle collector runs: when the dropped run ends would then depend on
+        # the process's collections, and a refusal of the next run would be misjudged as a leaked guard.
+        reading = asyncio.ensure_future(anext(aiter(WRAPPERS[op.name](run.stream))))
+        if not (await asyncio.wait({reading}, timeout=TIMEOUT))[0]:
+            reading.cancel()
             self.probe.violate("hang", f"a second reader of {run.name} got nothing within {TIMEOUT:g}s")
-        except Exception as error:  # any refusal will do: what it is goes into the observation
-            run.errors.append(f"{op.name}: {seen_error(error)}")
-        else:
-            run.errors.append(f"{op.name}: read an update")
+            return
+        error = reading.exception()  # any refusal will do: what it is goes into the observation
+        run.errors.append(f"{op.name}: {'read an update' if error is None else seen_error(error)}")
 
     async def _op_drain(self, op: Op) -> None:
         run = self._target(op)
