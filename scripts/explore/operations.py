@@ -319,6 +319,20 @@ class Session:
             self.seen.append(f"{what}: {seen_error(error)}")
         return None
 
+    async def _finished(self, awaitable: Awaitable[T]) -> asyncio.Task[T] | None:
+        """``awaitable`` run as a task, once it has finished within the timeout; None (it is cancelled) if not.
+
+        Where what it raises is a caller's expected outcome, not ``asyncio.wait_for()``: before 3.12 the error that
+        raises has wait_for()'s frame in its traceback, which holds the task that holds the error. That cycle keeps
+        what the error's frames hold (a stream the caller drops next) alive until the cycle collector runs, so when
+        the dropped run ends, and whether the next run is refused, would depend on the process's collections.
+        """
+        task = asyncio.ensure_future(awaitable)
+        if not (await asyncio.wait({task}, timeout=TIMEOUT))[0]:
+            task.cancel()
+            return None
+        return task
+
     async def _refusable(self, closing: Awaitable[None]) -> None:
         """Await a close during a pull, which the running async generator source may refuse ("already running").
 
@@ -635,15 +649,12 @@ class Session:
             await self._collect()
         if run.stream is None:
             return
-        wrapper = WRAPPERS[op.name](run.stream)
-        try:
-            await asyncio.wait_for(anext(aiter(wrapper)), TIMEOUT)
-        except asyncio.TimeoutError:
+        reading = await self._finished(anext(aiter(WRAPPERS[op.name](run.stream))))
+        if reading is None:
             self.probe.violate("hang", f"a second reader of {run.name} got nothing within {TIMEOUT:g}s")
-        except Exception as error:  # any refusal will do: what it is goes into the observation
-            run.errors.append(f"{op.name}: {seen_error(error)}")
-        else:
-            run.errors.append(f"{op.name}: read an update")
+            return
+        error = reading.exception()  # any refusal will do: what it is goes into the observation
+        run.errors.append(f"{op.name}: {'read an update' if error is None else seen_error(error)}")
 
     async def _op_drain(self, op: Op) -> None:
         run = self._target(op)
@@ -674,19 +685,20 @@ class Session:
         run = self._target(op)
         if run is None or run.stream is None or run.pull is not None or run.state != OPEN:
             return
-        try:
-            await asyncio.wait_for(_resolved(run.stream), TIMEOUT)
-        except asyncio.TimeoutError:
+        resolving = await self._finished(_resolved(run.stream))
+        if resolving is None:
             self.probe.violate("hang", f"awaiting the stream of {run.name} did not finish within {TIMEOUT:g}s")
-        except Exception as error:
-            run.errors.append(f"await: {seen_error(error)}")
-            if is_refusal(error):
-                self._refused_at_pull(run, error)
-            else:
-                self.probe.violate("exception", f"awaiting the stream of {run.name} raised {_describe(error)}")
-                run.state = FAILED
-        else:
+            return
+        error = resolving.exception()
+        if error is None:
             self._admitted_lazily(run)
+            return
+        run.errors.append(f"await: {seen_error(error)}")
+        if is_refusal(error):
+            self._refused_at_pull(run, error)
+        else:
+            self.probe.violate("exception", f"awaiting the stream of {run.name} raised {_describe(error)}")
+            run.state = FAILED
 
     async def _op_close(self, op: Op) -> None:
         run = self._target(op)

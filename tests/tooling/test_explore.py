@@ -6,6 +6,7 @@ Imports the installed agent-framework-core (the explorer builds its workflows fr
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import random
 from collections.abc import AsyncGenerator, Awaitable
@@ -398,6 +399,26 @@ def test_a_pull_the_caller_left_with_its_event_loop_raises_to_nobody() -> None:
     ops = parse_ops("start,direct,start,drain:1,readmap:0,start,pull:0,newloop")
     outcome = driver.observe_schedule("agent", 2, ops)
     assert [violation for violation in outcome.violations if violation.kind == "loop-error"] == []
+
+
+@pytest.mark.parametrize("wrapper", ["readfin", "readmap"])
+def test_a_second_reader_s_refusal_leaves_no_cycle_that_keeps_a_dropped_run_going(wrapper: str) -> None:
+    """r0 is read by a second task through a wrapper (refused), read to its request and dropped: it ends then.
+
+    Reference counting frees the dropped stream, so the answer r1 is admitted. Automatic collections are off, as
+    those of a long exploring process may not come in time: a reference cycle holding r0's stream would keep r0
+    going, and r1 would be refused on both builds, or on one only, as the collections happen to fall.
+    """
+    gc.disable()
+    try:
+        outcome = driver.observe_schedule("subworkflow", 4978, parse_ops(f"ask,{wrapper}:0,upto:0,drop:0,answer"))
+    finally:
+        gc.enable()
+    assert outcome.observation["runs"][0]["errors"] == [
+        f"{wrapper}: RuntimeError: anext(): asynchronous generator is already running"
+    ]
+    assert outcome.observation["runs"][1]["end"] == "completed"
+    assert [violation for violation in outcome.violations if violation.kind == "guard-leaked"] == []
 
 
 @pytest.mark.parametrize("seed", range(40))
