@@ -147,8 +147,9 @@ def open_and_shared(
     a way the patched build does not (a member ``patched``, that build's violations, does not show: a leaked guard
     refused a run on the release, though another run's refusal, an open member, shows on both): the series fixed
     what went wrong on the release, and the schedule went on into a member the series leaves open, which the
-    release shows wherever it gets that far. Such a violation is reported; any other violation of the patched build fails the run (one
-    only it shows is a regression, one of a fixed member or of no known member is a failure of the series).
+    release shows wherever it gets that far. Such a violation is reported; any other violation of the patched build
+    fails the run (one only it shows is a regression, one of a fixed member or of no known member is a failure of the
+    series).
     """
     member = known_member(family, violation)
     if member is None or not member.open:
