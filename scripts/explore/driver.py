@@ -154,17 +154,18 @@ def open_and_shared(
     """Whether a violation of the patched build is an open member's that the unpatched build shows there too.
 
     The unpatched build shows it there when it violates the invariant the same way, or when it violated it first in
-    a way the patched build does not (``patched``: that build's violations): the series fixed what went wrong on
-    the release, and the schedule went on into a member the series leaves open, which the release shows wherever
-    it gets that far. Likewise when the caller took another path at a difference the series declares
-    (``diverging``: a run the release refuses is admitted, say), and that path led into an open member. Such a
-    violation is reported; any other violation of the patched build fails the run (one only it shows is a
+    a way the patched build does not (a member ``patched``, that build's violations, does not show: a leaked guard
+    refused a run on the release, though another run's refusal, an open member, shows on both): the series fixed
+    what went wrong on the release, and the schedule went on into a member the series leaves open, which the
+    release shows wherever it gets that far. Likewise when the caller took another path at a difference the series
+    declares (``diverging``: a run the release refuses is admitted, say), and that path led into an open member.
+    Such a violation is reported; any other violation of the patched build fails the run (one only it shows is a
     regression, one of a fixed member or of no known member is a failure of the series).
     """
     member = known_member(family, violation)
     if member is None or not member.open:
         return False
-    fixed = {found.kind for found in unpatched} - {found.kind for found in patched}
+    fixed = {member_of(family, found) for found in unpatched} - {member_of(family, found) for found in patched}
     return diverging or bool(fixed) or any(found.kind == violation.kind for found in unpatched)
 
 

@@ -470,6 +470,22 @@ def test_an_open_member_reached_on_the_path_a_declared_difference_opened_is_repo
     assert driver.judged("checkpointed", refused, admitted, []).kind == "violation mixed-fan-in"
 
 
+def test_an_open_member_reached_after_a_leak_the_series_fixed_is_shared_though_another_leak_shows_on_both() -> None:
+    """Unpatched, r3's close during a pull left its run going, so r4 was refused; patched, r4 ran into G4 (open).
+
+    Both builds also refuse r2 after r3 stopped between supersteps (G5, open): a leaked guard shows on both, but not
+    the one that refused r4 on the release. What the series fixed is told apart by member, not by kind.
+    """
+    refused = Violation("guard-leaked", "r2 refused (The underlying workflow is in an invalid state to restart: "
+                        "WorkflowRunState.IN_PROGRESS.) though no run is live; r3 closed during a pull after 0 pulls; "
+                        "r3 was stopped between supersteps")  # fmt: skip
+    leaked = Violation("guard-leaked", "r4 refused though no run is live; r3 closed during a pull after 0 pulls")
+    queued = Violation("exception", "pulling r4 raised RuntimeError: Cannot start a new run with 'message' while "
+                       "in-flight executor messages remain from a prior run.")  # fmt: skip
+    assert driver.open_and_shared("agent", queued, [refused, leaked], [queued, refused])
+    assert not driver.open_and_shared("agent", queued, [refused], [queued, refused])  # nothing fixed
+
+
 @pytest.mark.parametrize(
     ("row", "fails"),
     [
