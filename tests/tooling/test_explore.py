@@ -453,6 +453,25 @@ def test_an_open_member_reached_after_what_stopped_the_unpatched_build_is_report
     assert not driver.open_and_shared("graph", LOST_WRITE, [leaked], [LOST_WRITE])  # G1 is fixed: it always fails
 
 
+NEVER_AWAITED = Violation("never-awaited", "a from_awaitable() stream was cleaned up, its awaitable never awaited")
+REFUSED = "pull: RuntimeError: Workflow is already running. Concurrent executions are not allowed."
+
+
+def test_an_open_member_reached_after_a_declared_refusal_is_reported_rather_than_failed() -> None:
+    """Patched, r1 was refused (declared) and started again, and its new stream closed unread shows S2 (open)."""
+    observed = [{"runs": [{"name": "r1", "end": "closed after 0 pulls", "outputs": [], "errors": errors}]}
+                for errors in ([], [REFUSED])]  # fmt: skip
+    refusal = [Declared("errors", f"r*: ?? -> ?'{REFUSED}'?", "p")]
+
+    def judged(family: str, violation: Violation, declared: list[Declared]) -> str:
+        release, series = Outcome("start", (), observed[0]), Outcome("start", (violation,), observed[1])
+        return driver.judged(family, release, series, declared).kind
+
+    assert judged("functional-awaitable", NEVER_AWAITED, refusal) == ""
+    assert judged("functional-awaitable", NEVER_AWAITED, []) == "violation never-awaited"  # no declared path
+    assert judged("graph", LOST_WRITE, refusal) == "violation lost-write"  # G1 is fixed: it always fails
+
+
 def test_an_open_member_reached_on_the_path_a_declared_difference_opened_is_reported_rather_than_failed() -> None:
     """Unpatched, r2 is refused beside r1, kept at its final status; patched, PR 4 admits r2 and r3 runs into G10.
 
