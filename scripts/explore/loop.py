@@ -6,7 +6,9 @@ the lowest-priority handles is held back to a later iteration (never for long), 
 points the highest-priority task is demoted. At seeded points ``gc.collect()`` runs, so async-generator
 finalizers are scheduled at varied moments. Time is virtual: it advances a little every iteration and jumps
 to the next timer when nothing is ready, so timeouts are deterministic and a deadlock ends at once.
-Everything depends only on the seed, so a schedule replays exactly.
+What the loop decides depends only on the seed; when the interpreter collects garbage by itself depends on what the
+process allocated before, so a schedule replayed in a fresh worker may take another interleaving than it took
+after thousands of others (subworkflow seed 9075: the order of two outputs that come in no order).
 """
 
 from __future__ import annotations

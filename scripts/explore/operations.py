@@ -172,7 +172,8 @@ class Run:
     resumes: bool = False  # resumes a checkpoint: its events may belong to the run that took it
     state: str = OPEN
     ending: str = ""
-    tags: list[str] = field(default_factory=list[str])
+    tags: list[str] = field(default_factory=list[str])  # its outputs (a call's that come in no order sorted)
+    unordered_from: int | None = None  # where the outputs of such a call in progress begin in ``tags``
     statuses: list[str] = field(default_factory=list[str])
     errors: list[str] = field(default_factory=list[str])  # what the caller's calls on this run raised, in order
     pulled: int = 0
@@ -480,9 +481,21 @@ class Session:
             run.tags.append(tag)
             if not run.resumes:
                 self.probe.check_events(run.name, [tag])
+        self._order_outputs(run, self.subject.forwarding(item))
         if status is not None:
             run.statuses.append(status)
         self.requests.extend(requests)
+
+    def _order_outputs(self, run: Run, forwarding: bool | None) -> None:
+        """At the end of a call that yields its outputs in no order, sort them: the builds are compared on the multiset.
+
+        The outputs of a call the caller stopped reading in (no end seen) stay as delivered.
+        """
+        if forwarding:
+            run.unordered_from = len(run.tags)
+        elif forwarding is not None and run.unordered_from is not None:
+            run.tags[run.unordered_from :] = sorted(run.tags[run.unordered_from :])
+            run.unordered_from = None
 
     def _completed(self, run: Run) -> None:
         run.state, run.ending = COMPLETED, "completed"

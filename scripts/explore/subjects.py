@@ -51,6 +51,9 @@ FAMILIES = (
 
 Stream = ResponseStream[Any, Any]
 DIRECT = "!"  # a turn that ends so runs the agent's workflow itself, as another part of the program may
+# The parent's WorkflowExecutor. A call yields the outputs its sub-workflow run produced as concurrent tasks (upstream's
+# gather, on the release too), so they reach the caller in the order the event loop runs those tasks, not the child's.
+FORWARDER = "sub"
 
 
 @dataclass
@@ -252,6 +255,10 @@ class Subject(Protocol):
         """An item's output tag, status and request ids."""
         ...
 
+    def forwarding(self, item: Any) -> bool | None:
+        """True where ``item`` begins a call that yields its outputs in no order, False where it ends one, else None."""
+        ...
+
 
 def _observe_event(event: WorkflowEvent[Any]) -> tuple[str | None, str | None, list[str]]:
     if event.type == "output":
@@ -268,6 +275,13 @@ def _observe(item: Any) -> tuple[str | None, str | None, list[str]]:
     if isinstance(item, WorkflowEvent):
         return _observe_event(cast("WorkflowEvent[Any]", item))
     return _observe_update(item)
+
+
+def _forwarding(item: Any, forwarder: str) -> bool | None:
+    """Whether ``item`` begins (True) or ends (False) a call of the executor ``forwarder``, if it is such an event."""
+    if not isinstance(item, WorkflowEvent) or cast("WorkflowEvent[Any]", item).executor_id != forwarder:
+        return None
+    return {"executor_invoked": True, "executor_completed": False, "executor_failed": False}.get(item.type)
 
 
 def _observe_update(update: AgentResponseUpdate) -> tuple[str | None, str | None, list[str]]:
@@ -340,6 +354,10 @@ class _GraphSubject:
     def observe(self, item: Any) -> tuple[str | None, str | None, list[str]]:
         return _observe(item)
 
+    def forwarding(self, item: Any) -> bool | None:
+        """A call of the sub-workflow's ``WorkflowExecutor``: it yields the child's outputs concurrently (a gather)."""
+        return None if self.child is None else _forwarding(item, FORWARDER)
+
 
 @dataclass
 class _Unanswered:
@@ -367,6 +385,9 @@ class _Unanswered:
         raise NotImplementedError("this object takes no checkpoints")
 
     def committed_state(self) -> Mapping[str, object] | None:
+        return None
+
+    def forwarding(self, item: Any) -> bool | None:
         return None
 
 
@@ -454,7 +475,7 @@ class _StreamFormSubject(_FunctionalSubject):
 
 def subworkflow_parent(child: Workflow, checkpoints: InMemoryCheckpointStorage) -> Workflow:
     """A parent workflow that runs ``child`` as its only executor, surfacing its outputs and requests."""
-    sub = WorkflowExecutor(child, id="sub", allow_direct_output=True, propagate_request=True)
+    sub = WorkflowExecutor(child, id=FORWARDER, allow_direct_output=True, propagate_request=True)
     return WorkflowBuilder(start_executor=sub, checkpoint_storage=checkpoints).build()
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_framework import WorkflowEvent
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -676,3 +677,45 @@ def test_a_fan_in_joined_with_a_completed_run_s_messages_says_so() -> None:
         "join joined messages of runs ['r0', 'r1']",
         "join joined messages of runs ['r0', 'r2']; the earlier ones had completed",
     ]
+
+
+def _outputs_seen(family: str, events: list[WorkflowEvent[Any]]) -> list[str]:
+    """The outputs the observation records of a run that delivered ``events``."""
+
+    async def settled() -> None:
+        return None
+
+    session = Session(build_subject(family), family, settled)
+    run = Run("r1", "r1")
+    session.runs.append(run)
+    for event in events:
+        session._received(run, event)  # pyright: ignore[reportPrivateUsage]
+    return session.observation()["runs"][0]["outputs"]
+
+
+def test_the_outputs_one_sub_workflow_call_forwards_are_compared_as_a_multiset() -> None:
+    """A WorkflowExecutor yields its sub-workflow's outputs concurrently (the release too): they come in no order.
+
+    The observation sorts them (schedule 9075 of the sub-workflow family: the answer's `r1:answered` and `r1:done`
+    came in either order on both builds); the outputs of separate calls, and of a graph's own executors, keep theirs.
+    """
+    call = [
+        WorkflowEvent.executor_invoked("sub", "r1"),
+        WorkflowEvent("output", "r1:done", executor_id="sub"),
+        WorkflowEvent("output", "r1:answered", executor_id="sub"),
+        WorkflowEvent.executor_completed("sub", ["r1:done", "r1:answered"]),
+    ]
+    later = [WorkflowEvent.executor_invoked("sub", "r1"), WorkflowEvent("output", "r1:closing", executor_id="sub")]
+    assert _outputs_seen("subworkflow", call + later) == ["r1:answered", "r1:done", "r1:closing"]
+    own = [
+        WorkflowEvent("output", "r1:done", executor_id="join"),
+        WorkflowEvent("output", "r1:answered", executor_id="head"),
+    ]
+    assert _outputs_seen("graph", call[:1] + own + call[-1:]) == ["r1:done", "r1:answered"]
+
+
+@pytest.mark.parametrize("loop_seed", range(6))
+def test_the_answer_s_forwarded_outputs_are_observed_alike_on_every_interleaving(loop_seed: int) -> None:
+    """Schedule 9075 (sub-workflow): the answer's outputs are observed in one order whichever order the loop gave."""
+    outcome = driver.observe_schedule("subworkflow", 9075, parse_ops("ask,restore,answer,until:0"), loop_seed)
+    assert outcome.observation["runs"][1]["outputs"] == ["r1:answered", "r1:done"]
