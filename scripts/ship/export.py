@@ -166,7 +166,7 @@ def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the
             )
         summary = {"series_hash": series.digest(), "patches": rows}
         (staged / "series.json").write_text(json.dumps(summary, indent=2) + "\n")
-        (staged / "index.md").write_text(_index_markdown(rows))
+        (staged / "index.md").write_text(_index_markdown(rows, author))
         for old in export_dir.iterdir():
             if old.name != RECORD_DIR and old != staged:
                 shutil.rmtree(old) if old.is_dir() else old.unlink()
@@ -176,8 +176,16 @@ def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the
     return rows
 
 
-def _index_markdown(rows: list[dict[str, str]]) -> str:
+def _index_markdown(rows: list[dict[str, str]], author: str | None) -> str:
     """The submission plan (what is sent now, in order; what waits for which issue), then the table of patches."""
+    signed = (
+        f"The mboxes are signed by {author}."
+        if author
+        else (
+            "The mboxes keep the series' placeholder author: export again with `-- --author 'Name <email>'` (the"
+            " submitter, whom upstream's CLA check looks for) before sending."
+        )
+    )
     plan = ["# Submission plan", "", "Send now, in this order, each a PR of its own:", ""]
     now = [row for row in rows if row["what to do"].startswith("send now")]
     plan += [f"{step}. `{row['patch']}`: {row['title']}" for step, row in enumerate(now, 1)] or ["(none)"]
@@ -192,5 +200,6 @@ def _index_markdown(rows: list[dict[str, str]]) -> str:
             f"- issue `{slug}`: " + ", ".join(f"`{row['patch']}` ({row['title']})" for row in waiting[slug])
             for slug in waiting
         ]
+    plan += ["", signed]
     table = markdown_table(INDEX_HEADER, [[row[key] for key in INDEX_HEADER] for row in rows])
     return "\n".join([*plan, "", "# Patches", "", *table]) + "\n"

@@ -113,6 +113,11 @@ def test_the_mbox_is_authored_by_the_submitter_when_given(
     export(framework, patches, tmp_path / "export", author="Ada Lovelace <ada@example.org>")
     git(framework, "am", "--quiet", str(tmp_path / "export" / "0001-first" / "0001-first.patch"))
     assert git(framework, "log", "-1", "--format=%an <%ae>").strip() == "Ada Lovelace <ada@example.org>"
+    assert "The mboxes are signed by Ada Lovelace <ada@example.org>." in (tmp_path / "export" / "index.md").read_text()
+
+
+def test_the_index_says_when_the_mboxes_keep_the_placeholder_author(exported: Path) -> None:
+    assert "export again with `-- --author 'Name <email>'`" in (exported / "index.md").read_text()
 
 
 @pytest.mark.parametrize("given", ["Ada", "Ada <ada>", "<ada@example.org>"])
