@@ -7,7 +7,7 @@ import subprocess
 import sys
 import warnings
 
-from agent_framework import Executor, Message, WorkflowBuilder, WorkflowContext, handler
+from agent_framework import Executor, Message, WorkflowBuilder, WorkflowContext, WorkflowException, handler
 
 TIMEOUT = 10.0
 
@@ -49,6 +49,49 @@ def test_a_turn_dropped_in_a_closed_loop_leaves_the_workflow_to_the_next_loop() 
         return [str(output) for output in result.get_outputs()]
 
     assert asyncio.run(next_run()) == ["echo again"]
+
+
+def test_a_turn_dropped_in_a_loop_that_turns_on_before_it_is_closed_leaves_the_workflow_to_the_next_loop() -> None:
+    """The loop starts to close the dropped turn before it is closed: that close never ends, and nothing collects it.
+
+    The next loop's ``cancel_pending_requests()`` and ``run()`` of the workflow itself are admitted all the same.
+    """
+    workflow = WorkflowBuilder(start_executor=Echo(id="echo")).build()
+    agent = workflow.as_agent()
+
+    async def first_turn() -> str:
+        stream = agent.run("hang", stream=True)
+        text = (await asyncio.wait_for(anext(aiter(stream)), TIMEOUT)).text
+        del stream  # dropped mid-turn: the loop starts to close it, and that close waits for the turn's workflow run
+        for _ in range(10):
+            await asyncio.sleep(0)
+        return text
+
+    async def next_calls() -> list[str]:
+        outcomes: list[str] = []
+        try:
+            await asyncio.wait_for(workflow.cancel_pending_requests([]), TIMEOUT)
+            outcomes.append("cancelled")
+            result = await asyncio.wait_for(workflow.run([Message("user", ["again"])]), TIMEOUT)
+            outcomes.extend(str(output) for output in result.get_outputs())
+        except WorkflowException as exc:  # "already running"
+            outcomes.append(f"refused: {exc}")
+        return outcomes
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gc.disable()  # what the closed loop still holds is not collected before the next calls
+        try:
+            loop = asyncio.new_event_loop()
+            try:
+                first = loop.run_until_complete(first_turn())
+            finally:
+                loop.close()  # no shutdown_asyncgens()
+            outcomes = asyncio.run(next_calls())
+        finally:
+            gc.enable()
+    assert first == "echo hang"
+    assert outcomes == ["cancelled", "echo again"]
 
 
 # Run in an interpreter of its own, as a sync wrapper's program would be: nothing else holds on to the closed loop.
