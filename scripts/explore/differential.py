@@ -143,10 +143,13 @@ def _declared_ones(found: list[Difference], declared: list[Declared]) -> list[Di
     return [difference for difference in found if any(item.matches(difference) for item in declared)]
 
 
+def _diverging(matched: list[Difference]) -> bool:
+    return any(difference.kind in DIVERGING for difference in matched)
+
+
 def diverged(unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> bool:
     """Whether the caller took another path at a declared point: a declared difference of a ``DIVERGING`` kind."""
-    found = differences(unpatched.observation, patched.observation)
-    return any(difference.kind in DIVERGING for difference in _declared_ones(found, declared))
+    return _diverging(_declared_ones(differences(unpatched.observation, patched.observation), declared))
 
 
 def judge(unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> Verdict:
@@ -159,7 +162,7 @@ def judge(unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> Ver
     explained = frozenset[str]().union(*(EXPLAINS.get(kind, EVERYTHING) for kind in before))
     found = differences(unpatched.observation, patched.observation)
     matched = _declared_ones(found, declared)
-    if diverged(unpatched, patched, declared):
+    if _diverging(matched):
         explained = EVERYTHING  # what follows the other path may differ
     for difference in found:
         if difference.kind not in explained and difference not in matched:
