@@ -77,6 +77,9 @@ MEMBERS = (
            "leaked-write", "it was lost with its event loop", open=True),
     Member("G2 a dropped run's staged write is committed by the successor", GRAPH, "leaked-write"),
     Member("G3 a dropped run's executor runs beside the successor", GRAPH, "overlap"),
+    # Its teardown never runs (L1), so the next run, on a new loop, delivers what it queued: with its own tools.
+    Member("L1 what a run dropped with its hand-closed event loop queued is executed by the next run", GRAPH,
+           "foreign-tools", "was dropped with its event loop", open=True),
     # The loop's aclose() tasks of a run's nested generators race: one finds its generator running, or one makes
     # its generator yield (its teardown failed: "ignored GeneratorExit"), and closing that generator again raises
     # StopAsyncIteration, which the generator around it turns into "raised StopAsyncIteration".
@@ -84,6 +87,8 @@ MEMBERS = (
            r"asynchronous generator is already running|" + re.escape(FINALIZING) +
            r"\): RuntimeError: async generator (raised StopAsyncIteration|ignored GeneratorExit)$", open=True),
     Member("G3 a dropped run's executor sees the successor's tools", GRAPH, "foreign-tools"),
+    Member("L1 what a run dropped with its hand-closed event loop queued is executed by the next run", GRAPH,
+           "foreign-event", "was dropped with its event loop", open=True),
     Member("G4 a closed run's queued events reach the next run", GRAPH, "foreign-event"),
     Member("G10 (not covered) a fresh run joins the fan-in a completed run left beside its pending requests", GRAPH,
            "mixed-fan-in", "the earlier ones had completed", open=True),

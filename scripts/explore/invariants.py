@@ -60,6 +60,8 @@ class Probe:
     exclusive: bool = True  # one run at a time (a workflow); a chat client serves its calls side by side
     completed: set[str] = field(default_factory=set[str])  # runs the caller read to their end
     leaving: list[Invocation] = field(default_factory=list[Invocation])  # executing when the caller left its loop
+    forgetting: set[str] = field(default_factory=set[str])  # the runs the caller forgets as it leaves its loop
+    forgotten: set[str] = field(default_factory=set[str])  # runs of event loops the caller closed by hand
 
     def violate(self, kind: str, detail: str) -> None:
         """Record a broken invariant (once)."""
@@ -68,8 +70,16 @@ class Probe:
             self.violations.append(violation)
 
     def gate(self, run: str) -> asyncio.Event:
-        """The I/O gate the handlers of ``run`` wait on."""
-        return self.gates.setdefault(run, asyncio.Event())
+        """The I/O gate the handlers of ``run`` wait on.
+
+        A run of a loop the caller closed by hand has its gate open: nothing can open it any more, and a handler of
+        it that starts on a later loop (work the run queued, delivered by a successor) does its I/O on that loop, as
+        a real handler would, instead of hanging on an event no caller holds.
+        """
+        gate = self.gates.setdefault(run, asyncio.Event())
+        if run in self.forgotten:
+            gate.set()
+        return gate
 
     def live(self, run: str | None = None) -> list[Invocation]:
         """Invocations still executing, of ``run`` or of any run."""
@@ -91,13 +101,15 @@ class Probe:
         """Whether every handler of ``run`` finished: stopped, ``run`` was stopped at a superstep boundary."""
         return all(inv.outcome == DONE for inv in self.invocations if inv.run == run)
 
-    def leave(self) -> None:
-        """The caller leaves its event loop: what executes now dies with it, even if the loop's last turns abort it.
+    def leave(self, runs: Iterable[str]) -> None:
+        """The caller leaves its event loop and forgets ``runs``: what executes now dies with the loop.
 
-        A stream dropped as the caller leaves may have its finalizer start the run's teardown in those turns (its
-        handlers get CancelledError); the closed loop never finishes it, so their staged writes stay behind.
+        It does even if the loop's last turns abort it: a stream dropped as the caller leaves may have its finalizer
+        start the run's teardown in those turns (its handlers get CancelledError); the closed loop never finishes it,
+        so their staged writes stay behind.
         """
         self.leaving = self.live()
+        self.forgetting = set(runs)
 
     def abandon(self) -> None:
         """Every invocation still executing dies with the event loop its caller closes by hand, and so does its I/O.
@@ -110,6 +122,11 @@ class Probe:
                 invocation.outcome = LOST
         self.leaving = []
         self.gates.clear()
+        self.forgotten |= self.forgetting
+
+    def _gone(self, run: str) -> str:
+        """What a violation's detail says of ``run`` if the caller forgot it with a loop it closed by hand."""
+        return f" ({run} was dropped with its event loop)" if run in self.forgotten else ""
 
     def _enter(self, run: str, where: str, tools: Iterable[str] | None) -> Invocation:
         """A handler of ``run`` starts: no handler of another run may still be executing (where runs exclude)."""
@@ -118,7 +135,7 @@ class Probe:
                 self.violate("overlap", f"{where} of {run} started while {other.where} of {other.run} still runs")
         seen = sorted(tools or ())
         if seen not in ([], [tool_name(run)]):
-            self.violate("foreign-tools", f"{where} of {run} sees runtime tools {seen}")
+            self.violate("foreign-tools", f"{where} of {run} sees runtime tools {seen}{self._gone(run)}")
         invocation = Invocation(run, where)
         self.invocations.append(invocation)
         return invocation
@@ -162,7 +179,7 @@ class Probe:
         """Every output the caller of ``run`` received belongs to ``run``."""
         for tag in tags:
             if run_of(tag) != run:
-                self.violate("foreign-event", f"the stream of {run} delivered {tag!r}")
+                self.violate("foreign-event", f"the stream of {run} delivered {tag!r}{self._gone(run_of(tag))}")
 
     def check_ended(self, run: str, how: str) -> None:
         """After ``how`` returned, no handler of ``run`` may still execute."""

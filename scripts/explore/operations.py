@@ -231,7 +231,7 @@ class Session:
         finalizer of a stream dropped now may start its run's teardown there, which the closed loop never finishes).
         So does the teardown of a run stopped earlier whose handlers still execute (a stream dropped just before).
         """
-        self.probe.leave()
+        self.probe.leave(run.name for run in self._current())
         for run in self._current():
             if run.state == OPEN:
                 run.state, run.ending = DROPPED, f"dropped with its event loop after {run.pulled} pulls"

@@ -102,6 +102,9 @@ FINALIZER_FAILED = (
 )
 
 
+LOST_QUEUE = "L1 what a run dropped with its hand-closed event loop queued is executed by the next run"
+
+
 @pytest.mark.parametrize(
     ("family", "violation", "member"),
     [
@@ -117,6 +120,12 @@ FINALIZER_FAILED = (
         ("graph", Violation("exception", "generator is already running"), "F1 ResponseStream.close() during "
          "another task's pull"),
         ("graph", Violation("exception", "something else"), "other exception"),
+        ("graph", Violation("foreign-tools", "slow of r1 sees runtime tools ['tool_r3']"), "G3 a dropped run's "
+         "executor sees the successor's tools"),
+        ("graph", Violation("foreign-tools", "slow of r1 sees runtime tools ['tool_r3'] (r1 was dropped with its "
+         "event loop)"), LOST_QUEUE),
+        ("graph", Violation("foreign-event", "the stream of r3 delivered 'r1:done' (r1 was dropped with its event "
+         "loop)"), LOST_QUEUE),
         ("functional-buffered", Violation("exception", "generator is already running"), "S1 a buffered stream's "
          "close() during another task's read fails"),
         ("functional-awaitable", Violation("never-awaited", "x"), "S2 a from_awaitable() stream closed before its "
@@ -610,7 +619,7 @@ def test_a_handler_aborted_in_the_last_turns_of_the_loop_its_caller_left_died_wi
     probe = Probe()
     with pytest.raises(asyncio.CancelledError), probe.invoked("r2", "head") as invocation:
         probe.stage(invocation, "head:r2")
-        probe.leave()
+        probe.leave(["r2"])
         raise asyncio.CancelledError
     probe.abandon()
     probe.check_state({"head:r2": "r2"}, [])
@@ -639,6 +648,28 @@ def test_a_turn_dropped_just_before_its_loop_was_closed_by_hand_is_lost_with_it(
     assert [driver.member_of("agent", violation) for violation in leaked] == [
         "L1 a run whose event loop was closed by hand keeps the run guard"
     ]
+
+
+def test_what_a_run_dropped_with_its_hand_closed_loop_queued_runs_in_the_next_run_and_is_the_open_l1() -> None:
+    """r1's queued work is delivered by r3 on the next loop (its gate open, it finishes): L1, not G3 or G4.
+
+    In some interleavings r1 keeps the guard instead and r3 is refused: L1 too.
+    """
+    ops = "ask,drain:0,start,settle,upto:0,ask,pull:1,readfin:0,pull:2,reanswer:1,newloop,answer"
+    outcome = driver.observe_schedule("graph", 7355, parse_ops(ops))
+    members = {driver.member_of("graph", violation) for violation in outcome.violations}
+    assert members
+    assert all(member.startswith("L1 ") for member in members), members
+
+
+def test_a_gate_of_a_run_the_caller_forgot_with_its_closed_loop_is_open() -> None:
+    """No caller can open it any more; a run of the new loop still has a gate of its own."""
+    probe = Probe()
+    probe.gate("r0")
+    probe.leave(["r0"])
+    probe.abandon()
+    assert probe.gate("r0").is_set()
+    assert not probe.gate("r1").is_set()
 
 
 def test_a_turn_dropped_and_torn_down_before_its_loop_was_closed_is_not_lost() -> None:
