@@ -23,11 +23,15 @@ Row = dict[str, Any]
 
 
 def _runguard_revision() -> str:
-    """The commit of this repo, with ``+changes`` when the work tree differs from it."""
+    """The commit of this repo, with ``+changes`` when the work tree differs from it.
+
+    The data files do not count: a run that records on several Pythons or bases writes them as it goes.
+    """
     head = run_git("rev-parse", "--short=12", "HEAD", cwd=REPO_ROOT, check=False)
     if head.returncode != 0:
         return "unknown"
-    changed = run_git("status", "--porcelain", "--untracked-files=no", cwd=REPO_ROOT, check=False).stdout
+    status = ("status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/data")
+    changed = run_git(*status, cwd=REPO_ROOT, check=False).stdout
     return head.stdout.strip() + ("+changes" if changed.strip() else "")
 
 

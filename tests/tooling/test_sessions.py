@@ -12,9 +12,11 @@ from typing import Any, cast
 import nox
 import pytest
 
+from scripts.series import datafiles
 from scripts.series.common import TERMINAL_COLUMNS, venv_python
 from scripts.series.datafiles import write_data
 from scripts.series.errors import RunguardError
+from scripts.series.git import run_git
 from scripts.series.locations import RECORD_ENV, REPO_ROOT, recording, results_dir
 from scripts.sessions import glue
 from tests.tooling.helpers import RUNNER_LINES, SeriesBuilder
@@ -242,3 +244,21 @@ def test_nox_log_lines_keep_within_the_terminal_width() -> None:
     short = logging.LogRecord("nox", logging.INFO, __file__, 1, "Running session %s", ("lint",), None)
     assert glue.ShortLines().filter(short)
     assert short.getMessage() == "Running session lint"
+
+
+def test_a_recorded_data_file_does_not_mark_the_commit_that_made_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that records on several Pythons writes docs/data as it goes: the later stamps name the same commit."""
+    repo = tmp_path / "repo"
+    (repo / "docs" / "data").mkdir(parents=True)
+    (repo / "docs" / "data" / "stress.json").write_text("{}\n")
+    (repo / "noxfile.py").write_text("")
+    for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        run_git(*command, cwd=repo)
+    monkeypatch.setattr(datafiles, "REPO_ROOT", repo)
+    head = run_git("rev-parse", "--short=12", "HEAD", cwd=repo).stdout.strip()
+    (repo / "docs" / "data" / "stress.json").write_text('{"rows": []}\n')
+    assert datafiles.produced_stamp("x")["runguard"] == head
+    (repo / "noxfile.py").write_text("# edited\n")
+    assert datafiles.produced_stamp("x")["runguard"] == f"{head}+changes"
