@@ -35,7 +35,7 @@ from scripts.sessions.glue import (
     scratch,
     test_root,
 )
-from scripts.sessions.kept import ToolRun, kept_findings
+from scripts.sessions.kept import SuiteRun, ToolRun, kept_findings, kept_passes
 from scripts.sources.checkout import open_checkout, snapshot_checkout
 from scripts.validate.differential import new_errors, pyright_errors, regression_report, select_upstream_tests
 from scripts.validate.junit import JunitCase, cases_from_json, cases_to_json, outcomes
@@ -66,23 +66,28 @@ def tests(session: nox.Session) -> None:
     install(session, *TEST_TOOLS, *UPSTREAM_TEST_DEPS, *PROJECT_TOOLS, XDIST)
     bases = list(patched_bases(session))
     install_core(session, bases[0][2].path)
-    run_pytest(session, "tooling", "--numprocesses", "auto", "tests/tooling")
+    runs: list[SuiteRun] = []
+
+    def add(label: str, core: Path, *args: str, cwd: Path | None = None, base: str = "") -> None:
+        env = {"RUNGUARD_BASE": base} if base else None
+        runs.append(SuiteRun(label, core, partial(run_pytest, session, label, *args, cwd=cwd, env=env)))
+
+    add("tooling", bases[0][2].path, "--numprocesses", "auto", "tests/tooling")
     scenarios = sorted((REPO_ROOT / "tests" / "scenarios").rglob("test_*.py"))
     for version, base, patched in bases:
         # Programs that work on the release must work with the series: tests/release runs on both cores.
-        install_core(session, base)
-        run_pytest(session, f"{version}-release-bare", RELEASE_TESTS, env={"RUNGUARD_BASE": version})
-        install_core(session, patched.path)
-        run_pytest(session, f"{version}-release-patched", RELEASE_TESTS, env={"RUNGUARD_BASE": version})
+        add(f"{version}-release-bare", base, RELEASE_TESTS, base=version)
+        add(f"{version}-release-patched", patched.path, RELEASE_TESTS, base=version)
         added = patched.added_tests()
         if added:
-            run_pytest(session, f"{version}-added", *added, cwd=test_root(session, patched.path, f"added-{version}"))
+            add(f"{version}-added", patched.path, *added, cwd=test_root(session, patched.path, f"added-{version}"))
         else:
             session.log(f"{version}: the series adds no test under {CORE_PACKAGE}/tests; nothing to run there")
         if scenarios:
-            run_pytest(session, f"{version}-scenarios", "tests/scenarios", env={"RUNGUARD_BASE": version})
+            add(f"{version}-scenarios", patched.path, "tests/scenarios", base=version)
         else:
             session.log(f"{version}: tests/scenarios has no test files yet; nothing to run there")
+    kept_passes(session, runs)
 
 
 def _upstream_outcomes(session: nox.Session, package_repo: Path, tests_repo: Path, name: str) -> dict[str, str]:

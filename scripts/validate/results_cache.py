@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import cast
 
-from scripts.series.git import git_output
+from scripts.series.git import git_output, run_git
 from scripts.series.locations import cache_dir
 
 
@@ -44,6 +45,17 @@ def store(kind: str, value: object, *key: str) -> None:
 def tree(repo: Path, commit: str = "HEAD") -> str:
     """The git tree of ``commit`` in ``repo``: its files' content, whatever the commit's dates and parents."""
     return git_output("rev-parse", f"{commit}^{{tree}}", cwd=repo)
+
+
+def work_tree(repo: Path) -> str:
+    """The git tree of ``repo``'s files as they are now: changed and untracked ones too (not ignored ones).
+
+    Built in an index of its own, so the repo's index and work tree are left as they are.
+    """
+    with tempfile.TemporaryDirectory() as scratch:
+        index = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        run_git("add", "--all", cwd=repo, env=index)
+        return run_git("write-tree", cwd=repo, env=index).stdout.strip()
 
 
 def load_findings(kind: str, *key: str) -> Counter[str] | None:

@@ -17,8 +17,8 @@ import nox
 import pytest
 
 from scripts.series.locations import CORE_PACKAGE
-from scripts.sessions import glue
-from scripts.sessions.kept import ToolRun, kept_findings
+from scripts.sessions import glue, kept
+from scripts.sessions.kept import SuiteRun, ToolRun, kept_findings, kept_passes
 from scripts.validate import gate, repro
 from scripts.validate.gate import mypy_key
 from scripts.validate.repro import ReproRun, keep_run, kept_run, run_key, run_reproductions
@@ -229,3 +229,42 @@ def test_the_core_is_installed_again_only_for_another_tree(checkout: Path, tmp_p
     assert len(stand_in.installs) == 2
     glue.install_core(cast("nox.Session", StandIn(tmp_path / "other-bin")), checkout)
     assert len(stand_in.installs) == 2
+
+
+class SuiteFailed(Exception):
+    """What a failed pytest run raises in the session (nox's CommandFailed) here."""
+
+
+def test_a_test_run_is_kept_once_it_passed_until_a_file_of_the_repo_or_the_core_changes(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed run is not kept; a changed or new file of this repo, or another core tree, runs them all again."""
+    repo, core = make_framework_repo(tmp_path / "repo"), make_framework_repo(tmp_path / "core")
+    monkeypatch.setattr(kept, "REPO_ROOT", repo)
+
+    def environment(_session: nox.Session) -> str:
+        return ENVIRONMENT
+
+    monkeypatch.setattr(kept, "environment", environment)
+    session = cast("nox.Session", StandIn(tmp_path / "bin"))
+    made: list[str] = []
+
+    def suite_run(label: str, *, fails: bool = False) -> SuiteRun:
+        def run() -> None:
+            made.append(label)
+            if fails:
+                raise SuiteFailed(label)
+
+        return SuiteRun(label, core, run)
+
+    with pytest.raises(SuiteFailed):
+        kept_passes(session, [suite_run("a"), suite_run("b", fails=True)])
+    kept_passes(session, [suite_run("a"), suite_run("b")])
+    kept_passes(session, [suite_run("a"), suite_run("b")])
+    assert made == ["a", "b", "b"]
+    (repo / "new_test.py").write_text("")  # untracked: still one of the inputs
+    kept_passes(session, [suite_run("a")])
+    write_lines(core, TEST, ["def test_b() -> None: ..."])
+    commit_all(core, "Another core")
+    kept_passes(session, [suite_run("a")])
+    assert made == ["a", "b", "b", "a", "a"]
