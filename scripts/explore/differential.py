@@ -40,6 +40,10 @@ EXPLAINS: dict[str, frozenset[str]] = {
     "cancel-pending-admitted": frozenset({"pending", "errors"}),
 }
 EVERYTHING = frozenset(KINDS)  # what any other violation (an exception, a hang, overlapping runs) explains
+# A WorkflowAgent picks what a turn does by the workflow's status (it refuses the turn while the status says
+# IN_PROGRESS): in its family a status the series no longer leaves stuck changes every later turn's path.
+STATUS_STEERS = frozenset({"agent"})
+STEERED = {**EXPLAINS, "status": EVERYTHING}
 # A declared difference in what a call raised, or in how a run ended (refused instead of admitted, say), changes the
 # caller's path from there on: it explains every other difference too. Other declared differences explain themselves.
 DIVERGING = frozenset({"errors", "end"})
@@ -152,14 +156,23 @@ def diverged(unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> 
     return _diverging(_declared_ones(differences(unpatched.observation, patched.observation), declared))
 
 
-def judge(unpatched: Outcome, patched: Outcome, declared: list[Declared]) -> Verdict:
-    """The regressions in ``patched`` against ``unpatched``: patched-only violations, then undeclared differences."""
+def steered(family: str, patched: Outcome) -> bool:
+    """Whether the status steers what follows in ``family`` and the patched build left none stuck (STATUS_STEERS)."""
+    return family in STATUS_STEERS and all(violation.kind != "status" for violation in patched.violations)
+
+
+def judge(unpatched: Outcome, patched: Outcome, declared: list[Declared], *, steering: bool = False) -> Verdict:
+    """The regressions in ``patched`` against ``unpatched``: patched-only violations, then undeclared differences.
+
+    ``steering``: a stuck status of the unpatched build explains every difference (see :func:`steered`).
+    """
     verdict = Verdict()
     before = {violation.kind for violation in unpatched.violations}
     for violation in patched.violations:
         if violation.kind not in before:
             verdict.regressions.append(f"violation {violation.kind} (patched only): {violation.detail}")
-    explained = frozenset[str]().union(*(EXPLAINS.get(kind, EVERYTHING) for kind in before))
+    explaining = STEERED if steering else EXPLAINS
+    explained = frozenset[str]().union(*(explaining.get(kind, EVERYTHING) for kind in before))
     found = differences(unpatched.observation, patched.observation)
     matched = _declared_ones(found, declared)
     if _diverging(matched):

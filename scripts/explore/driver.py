@@ -29,7 +29,7 @@ from typing import Any, cast
 
 from opentelemetry import metrics
 
-from scripts.explore.differential import Declared, Pair, Verdict, confirmed, diverged, judge, request
+from scripts.explore.differential import Declared, Pair, Verdict, confirmed, diverged, judge, request, steered
 from scripts.explore.differential import Outcome as Compared
 from scripts.explore.invariants import Violation
 from scripts.explore.loop import PerturbingLoop
@@ -188,7 +188,8 @@ def judged(family: str, unpatched: Compared, patched: Compared, declared: list[D
     """:func:`judge`, with the patched build's violations of open members both builds show left to the report."""
     shared = shared_open(family, unpatched, patched, declared)
     shown = [violation for violation in patched.violations if not shared(violation)]
-    return judge(unpatched, replace(patched, violations=tuple(shown)), declared)
+    steering = steered(family, patched)
+    return judge(unpatched, replace(patched, violations=tuple(shown)), declared, steering=steering)
 
 
 def schedule_ops(family: str, seed: int) -> list[Op]:

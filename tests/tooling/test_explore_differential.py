@@ -18,6 +18,7 @@ from scripts.explore.differential import (
     judge,
     request,
     serve,
+    steered,
 )
 from scripts.explore.driver import FIXED_SCHEDULES, fixed_schedules, observe_schedule
 from scripts.explore.invariants import Violation
@@ -137,3 +138,17 @@ def test_every_fixed_schedule_names_a_family_and_parses() -> None:
     assert entries
     assert {entry["family"] for entry in entries} <= set(FAMILIES)
     assert sum(len(fixed_schedules(family)) for family in FAMILIES) == len(entries)
+
+
+STUCK = Violation("status", "status is IN_PROGRESS after r0 was abandoned in progress")
+
+
+def test_a_status_the_series_unsticks_explains_a_workflow_agent_s_later_turns_only() -> None:
+    """The agent refused r0's successor by the stuck status; patched, the turn runs: that follows from the fix."""
+    before = _outcome(STUCK, end="refused", outputs=[], errors=["pull: AgentException: invalid state to restart"])
+    after = _outcome()
+    assert steered("agent", after)
+    assert judge(before, after, [], steering=True).regressions == []
+    assert not steered("graph", after)
+    assert not steered("agent", _outcome(STUCK))  # still stuck patched: the path it took is not the fix's
+    assert judge(before, after, []).kind == "difference end"
