@@ -9,6 +9,7 @@ import asyncio
 import gc
 import json
 import random
+import warnings
 from collections.abc import AsyncGenerator, Awaitable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -750,3 +751,12 @@ def test_the_answer_s_forwarded_outputs_are_observed_alike_on_every_interleaving
     """Schedule 9075 (sub-workflow): the answer's outputs are observed in one order whichever order the loop gave."""
     outcome = driver.observe_schedule("subworkflow", 9075, parse_ops("ask,restore,answer,until:0"), loop_seed)
     assert outcome.observation["runs"][1]["outputs"] == ["r1:answered", "r1:done"]
+
+
+def test_finding_the_type_of_an_aclose_leaves_no_awaitable_unawaited() -> None:
+    """The explorer names the finalizer's aclose() tasks by their type; 3.13 warns of one found and left unawaited."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert driver.aclose_type() is driver.ACLOSE
+        gc.collect()
+    assert [str(warning.message) for warning in caught if warning.category is RuntimeWarning] == []
