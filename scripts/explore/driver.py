@@ -184,9 +184,18 @@ def shared_open(
     )
 
 
-def judged(family: str, unpatched: Compared, patched: Compared, declared: list[Declared]) -> Verdict:
-    """:func:`judge`, with the patched build's violations of open members both builds show left to the report."""
-    shared = shared_open(family, unpatched, patched, declared)
+def judged(
+    family: str,
+    unpatched: Compared,
+    patched: Compared,
+    declared: list[Declared],
+    shared: Callable[[Violation], bool] | None = None,
+) -> Verdict:
+    """:func:`judge`, with the patched build's violations of open members both builds show left to the report.
+
+    ``shared``: :func:`shared_open` of this schedule, where the caller has it already.
+    """
+    shared = shared or shared_open(family, unpatched, patched, declared)
     shown = [violation for violation in patched.violations if not shared(violation)]
     steering = steered(family, patched)
     return judge(unpatched, replace(patched, violations=tuple(shown)), declared, steering=steering)
@@ -457,13 +466,13 @@ class DifferentialExplorer(Explorer):
             seed, ops, index = asked["seed"], parse_ops(patched.ops), first_index + offset if first_index else 0
             if first_index:
                 self.result.schedules = index
+            shared = shared_open(family, unpatched, patched, self.declared)
             if patched.violations:
                 self.result.violating_schedules += 1
-                shared = shared_open(family, unpatched, patched, self.declared)
                 if not all(map(shared, patched.violations)):
                     self.result.unexplained += 1
                 self._record(seed, ops, list(patched.violations), index, shared)
-            verdict = judging(unpatched, patched)
+            verdict = judging(unpatched, patched, shared=shared)
             if verdict.regressions and confirmed(self.workers, family, seed, patched, judging):
                 self.result.regressions += 1
                 self._regressed(seed, ops, verdict, index)
@@ -522,7 +531,7 @@ def replay_both(builds: tuple[Path, Path], declared: list[Declared], family: str
         for violation in outcome.violations:
             both = label == "patched" and shared(violation)
             print(f"  {label}: {member_of(family, violation)}{' (open, both builds)' if both else ''}: {violation}")
-    regressions = judged(family, unpatched, patched, declared).regressions
+    regressions = judged(family, unpatched, patched, declared, shared).regressions
     for regression in regressions:
         print(f"  REGRESSION {regression}")
     print(f"  {len(patched.violations)} violation(s) of the patched build, {len(regressions)} regression(s)")
