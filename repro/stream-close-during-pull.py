@@ -9,9 +9,9 @@ B. A buffered stream (buffer_updates()) during the read that fills its buffer: t
 C. A FunctionalWorkflow stream: the cleanup hook that close() runs early releases the run guard, so a second
    run of the workflow is admitted while the first run's body still executes.
 
-Expected: close() still raises that RuntimeError (the source cannot be closed while it runs) but runs no hook
-while the source runs; the read in progress completes the close when its pull returns (the source is closed, then
-the hooks run) and the next read ends.
+Expected: close() still raises that RuntimeError (the source cannot be closed while it runs) and changes nothing
+else: no hook runs while the source runs, the reader goes on and gets every update, and the hooks run once, when
+the stream ends (the source ended, then the hooks). The first run keeps its guard, so the second run is refused.
 """
 
 import asyncio

@@ -97,16 +97,17 @@ async def test_close_during_another_tasks_pull_holds_the_guard_until_the_run_end
     finally:
         ledger.gate("first").set()
         await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
-    first_events, second = reader.result()
+    first_events, while_reading = reader.result()
+    second = admitted(wf, "second")
     ledger.gate("second").set()
     second_events = await asyncio.wait_for(drain(second), TIMEOUT) if second is not None else []
 
     assert isinstance(error, RuntimeError) and "already running" in str(error), f"close() during a pull: {error!r}"
     assert live == {"first"}, "close() during another task's pull ended the run's body"
     assert "already running" in refusal, "a run was admitted while the closed run's body still executed"
-    assert outputs(first_events) == ["first"], "the reader lost the update its pull returned"
-    assert first_events[-1].type == "output", "the iteration went on after the close had completed"
-    assert second is not None, "the guard was still held when the reader's pull returned and the close completed"
+    assert outputs(first_events) == ["first"], "the refused close cut the read short"
+    assert while_reading is None, "a run was admitted while the read of the run went on"
+    assert second is not None, "the guard was still held once the read had ended"
     assert outputs(second_events) == ["second"]
     assert ledger.overlaps == []
     assert ledger.cancelled == set()
@@ -238,15 +239,17 @@ async def test_agent_response_closed_during_another_tasks_pull() -> None:
     finally:
         ledger.gate("first").set()
         await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
-    first_updates, second = reader.result()
+    first_updates, while_reading = reader.result()
+    second = admitted(agent, "second")
     ledger.gate("second").set()
     second_updates = await asyncio.wait_for(drain(second), TIMEOUT) if second is not None else []
 
     assert isinstance(error, RuntimeError) and "already running" in str(error), f"close() during a pull: {error!r}"
     assert live == {"first"}, "close() during another task's pull ended the run's body"
     assert "already running" in refusal, "a run was admitted while the closed response's run still executed"
-    assert [update.text for update in first_updates] == ["first"], "the reader lost the update its pull returned"
-    assert second is not None, "the guard was still held when the reader's pull returned and the close completed"
+    assert [update.text for update in first_updates] == ["first"], "the refused close cut the read short"
+    assert while_reading is None, "a run was admitted while the read of the response went on"
+    assert second is not None, "the guard was still held once the read had ended"
     assert [update.text for update in second_updates] == ["second"]
     assert ledger.overlaps == []
     assert ledger.cancelled == set()

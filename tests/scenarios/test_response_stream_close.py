@@ -3,16 +3,15 @@
 The invariant: the cleanup hooks run only after the source has ended, exactly once; ``close()`` cancels nobody's
 task; nothing hangs; and a second reader changes nothing.
 
-The contract that keeps it: an async generator source cannot be closed while a pull runs it. A ``close()`` while
-a read is inside the source (from another task, or from the source's own code) records the close and raises the
-``RuntimeError`` the release raised ("aclose(): asynchronous generator is already running"), without touching the
-source and without running the cleanup hooks. When that pull returns,
-the reader completes the close (it closes the source, then runs the cleanup hooks) and still returns the update it
-pulled; the next read ends the iteration, as after a close between reads, and the final response is made of what
-was read. A buffered read ends there, as at the source's end. A pull that fails takes the error path, a source
-that ends takes the normal end, and a source that never returns keeps the stream open: ``close()`` does not wait
-for it. A second reader while a read is inside the source is refused (by the source, or for a buffered stream by
-the stream) and changes nothing; a refused read through a wrapper does not close the stream it wraps.
+The contract that keeps it, the release's: an async generator source cannot be closed while a pull runs it. A
+``close()`` while a read is inside the source (from another task, or from the source's own code) raises the
+``RuntimeError`` the release raised ("aclose(): asynchronous generator is already running") and changes nothing:
+it neither touches the source nor runs the cleanup hooks. The read goes on and gets every update, as on the
+release, and the hooks run when the stream ends; a close between pulls closes it. A pull that fails takes the
+error path, a source that ends takes the normal end, and a source that never returns keeps the stream open:
+``close()`` does not wait for it. A second reader while a read is inside the source is refused (by the source, or
+for a buffered stream by the stream) and changes nothing; a refused read through a wrapper does not close the
+stream it wraps.
 """
 
 import asyncio
@@ -158,7 +157,7 @@ async def close_now(stream: ResponseStream[Any, Any], source: Source) -> tuple[B
 
 
 def refused(error: BaseException | None) -> bool:
-    """Whether ``close()`` raised the running source's refusal, as on the release (the pull completes the close)."""
+    """Whether ``close()`` raised the running source's refusal, as on the release."""
     return isinstance(error, RuntimeError) and "already running" in str(error)
 
 
@@ -173,7 +172,7 @@ async def ends(stream: ResponseStream[Any, Any]) -> bool:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("read", list(READERS))
-async def test_close_during_pull_ends_the_source_first(read: str, mode: Mode) -> None:
+async def test_a_close_refused_during_a_pull_leaves_the_read_to_its_end(read: str, mode: Mode) -> None:
     source = Source()
     stream = source.stream(mode)
     async with source:
@@ -185,15 +184,15 @@ async def test_close_during_pull_ends_the_source_first(read: str, mode: Mode) ->
     assert refused(error)
     assert log_at_close == [], "close() touched the source or ran the cleanup hooks while a pull ran the source"
     assert not reader_done_at_close
-    assert reader.result() == [1, 2], "the read in progress lost the update it pulled, or the iteration went on"
+    assert reader.result() == [1, 2, 3], "the refused close cut the read in progress short"
     assert source.log == ["source ended", "cleanup"]
     assert source.nobody_cancelled()
     assert await ends(stream)
-    assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [1, 2]
+    assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [1, 2, 3]
     assert source.log == ["source ended", "cleanup"]
 
 
-async def test_closed_stream_reads_as_ended_and_close_is_idempotent() -> None:
+async def test_a_close_between_pulls_after_refused_ones_closes_the_stream_once() -> None:
     source = Source()
     stream = source.stream()
     async with source:
@@ -210,7 +209,7 @@ async def test_closed_stream_reads_as_ended_and_close_is_idempotent() -> None:
     assert refused(first_close) and refused(second_close)
     assert log_after_closes == []
     assert update == 2
-    assert log_when_the_pull_returned == ["source ended", "cleanup"], "the pull returned before the close completed"
+    assert log_when_the_pull_returned == [], "a refused close took effect when the pull returned"
     assert await ends(stream)
     assert await ends(stream)
     assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [1, 2]
@@ -230,8 +229,8 @@ async def test_reader_in_get_final_response_finalizes_what_was_read(mode: Mode) 
 
     assert refused(error)
     assert log_at_close == []
-    assert reader.result() == [1, 2]
-    assert results == [[1, 2]], "the result hooks did not run exactly once on what was read"
+    assert reader.result() == [1, 2, 3]
+    assert results == [[1, 2, 3]], "the result hooks did not run exactly once on what was read"
     assert source.log == ["source ended", "cleanup"]
     assert source.nobody_cancelled()
 
@@ -244,18 +243,17 @@ async def test_close_a_wrapper_during_pull(wrap: str, closed: str) -> None:
     outer: ResponseStream[Any, Any]
     read: list[int]
     if wrap == "map":
-        outer, read = inner.map(lambda update: update * 10, list), [10, 20]
+        outer, read = inner.map(lambda update: update * 10, list), [10, 20, 30]
     elif wrap == "flat_map":
-        # The pull in progress returned 2: its whole expansion is handed over, and nothing after it.
-        outer, read = inner.flat_map(lambda update: [update, update], list), [1, 1, 2, 2]
+        outer, read = inner.flat_map(lambda update: [update, update], list), [1, 1, 2, 2, 3, 3]
     elif wrap == "with_finalizer":
-        outer, read = inner.with_finalizer(list), [1, 2]
+        outer, read = inner.with_finalizer(list), [1, 2, 3]
     else:
 
         async def resolve() -> ResponseStream[int, list[int]]:
             return inner
 
-        outer, read = ResponseStream[int, list[int]].from_awaitable(resolve()), [1, 2]
+        outer, read = ResponseStream[int, list[int]].from_awaitable(resolve()), [1, 2, 3]
     outer.with_cleanup_hook(source.hook("outer"))
     async with source:
         reader = source.read(read_all(outer))
@@ -271,7 +269,7 @@ async def test_close_a_wrapper_during_pull(wrap: str, closed: str) -> None:
     assert await asyncio.wait_for(outer.get_final_response(), TIMEOUT) == read
 
 
-async def test_concurrent_closes_during_a_pull_are_completed_once_the_source_has_ended() -> None:
+async def test_concurrent_closes_during_a_pull_are_refused_and_the_hooks_run_once_the_source_has_ended() -> None:
     source = Source(slow_unwind=True)
     stream = source.stream()
     async with source:
@@ -281,7 +279,7 @@ async def test_concurrent_closes_during_a_pull_are_completed_once_the_source_has
         await asyncio.wait_for(asyncio.gather(*closers, return_exceptions=True), TIMEOUT)
         log_after_closes = list(source.log)
         source.release.set()
-        await asyncio.wait_for(source.unwinding.wait(), TIMEOUT)  # the reader is closing the source
+        await asyncio.wait_for(source.unwinding.wait(), TIMEOUT)  # the source unwinds at its end
         log_while_unwinding = list(source.log)
         reader_done_while_unwinding = reader.done()
 
@@ -289,12 +287,12 @@ async def test_concurrent_closes_during_a_pull_are_completed_once_the_source_has
     assert log_after_closes == []
     assert log_while_unwinding == [], "the cleanup hooks ran before the source had ended"
     assert not reader_done_while_unwinding
-    assert reader.result() == [1, 2]
+    assert reader.result() == [1, 2, 3]
     assert source.log == ["source ended", "cleanup"]
     assert source.nobody_cancelled()
 
 
-async def test_close_while_the_reader_completes_the_close_runs_no_hook_before_the_source_ended() -> None:
+async def test_a_close_while_the_source_unwinds_at_its_end_runs_no_hook_before_it_ended() -> None:
     source = Source(slow_unwind=True)
     stream = source.stream()
     closing = asyncio.Event()
@@ -308,20 +306,20 @@ async def test_close_while_the_reader_completes_the_close_runs_no_hook_before_th
         await asyncio.wait_for(source.waiting.wait(), TIMEOUT)
         error, _ = await asyncio.wait_for(close_now(stream, source), TIMEOUT)
         source.release.set()
-        await asyncio.wait_for(source.unwinding.wait(), TIMEOUT)  # the reader is closing the source
+        await asyncio.wait_for(source.unwinding.wait(), TIMEOUT)  # the read is inside the source's end
         closer = source.spawn(close_beside_the_reader())
         await asyncio.wait_for(closing.wait(), TIMEOUT)  # that close() has run up to its first suspension
         log_while_unwinding = list(source.log)
 
     assert refused(error)
-    assert log_while_unwinding == [], "a close() beside the reader's close ran the hooks before the source ended"
+    assert log_while_unwinding == [], "a close() while the source unwound ran the hooks before the source ended"
     assert source.log == ["source ended", "cleanup"]
-    assert refused(closer.exception()), "a close() beside the reader's close did not refuse as on the release"
-    assert reader.result() == [1, 2]
+    assert refused(closer.exception()), "a close() while the source unwound did not refuse as on the release"
+    assert reader.result() == [1, 2, 3]
     assert source.nobody_cancelled()
 
 
-@pytest.mark.parametrize("where", ["in the pull", "in the close the reader completes"])
+@pytest.mark.parametrize("where", ["in the pull", "as the source unwinds at its end"])
 async def test_reader_cancelled_by_someone_else_after_a_close_is_still_cancelled(where: str) -> None:
     source = Source(slow_unwind=True)
     stream = source.stream()
@@ -331,7 +329,7 @@ async def test_reader_cancelled_by_someone_else_after_a_close_is_still_cancelled
         error, _ = await asyncio.wait_for(close_now(stream, source), TIMEOUT)
         if where != "in the pull":
             source.release.set()
-            await asyncio.wait_for(source.unwinding.wait(), TIMEOUT)  # the reader is closing the source
+            await asyncio.wait_for(source.unwinding.wait(), TIMEOUT)  # the read is inside the source's end
         reader.cancel()
 
     assert refused(error)
@@ -418,7 +416,7 @@ async def test_a_cleanup_hook_may_close_the_stream_again() -> None:
 
     assert refused(error)
     assert source.log == ["source ended", "hook"]
-    assert reader.result() == [1, 2]
+    assert reader.result() == [1, 2, 3]
 
 
 @pytest.mark.parametrize("closer", ["the source", "a transform hook"])
@@ -446,11 +444,13 @@ async def test_the_read_itself_may_close_the_stream_it_reads(closer: str) -> Non
     stream = ResponseStream(updates(), cleanup_hooks=[lambda: log.append("cleanup")], transform_hooks=[stop_after_two])
     read = await asyncio.wait_for(read_all(stream), TIMEOUT)
 
+    # Refused inside the source, the close changes nothing; from a transform hook, between pulls, it closes the stream.
+    expected = [1, 2, 3] if closer == "the source" else [1, 2]
     if closer == "the source":
-        assert seen_inside_the_source == [[]], "close() from inside the pull did not leave the close to that pull"
-    assert read == [1, 2], "the read lost the update it pulled, or the iteration went on after the close"
+        assert seen_inside_the_source == [[]], "close() from inside the pull ran the cleanup hooks"
+    assert read == expected, "the read lost an update, or the iteration went on after the close"
     assert log == ["source ended", "cleanup"]
-    assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [1, 2]
+    assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == expected
 
 
 @pytest.mark.xfail(
