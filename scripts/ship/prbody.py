@@ -1,7 +1,8 @@
 """A patch as an upstream pull request: its title, and a body in the sections of upstream's current PR template.
 
-The commit message gives the motivation and the major changes; ``patches/pr/<stem>.md`` the impact and the
-review focus (and optionally ``## Motivation``); the trailers give the behaviour changes, dependencies and issues.
+The commit message gives the motivation (its first paragraph) and the major changes (the rest);
+``patches/pr/<stem>.md`` the impact and the review focus (and optionally ``## Motivation``); the trailers give the
+behaviour changes, dependencies and issues.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ def _item(question: str, text: str) -> str:
 def _description(patch: Patch) -> list[str]:
     sources = [change for change in patch.changes if not change.is_test]
     tests = [change for change in patch.changes if change.is_test]
-    paragraphs = [" ".join(paragraph.split()) for paragraph in patch.paragraphs]  # git's wrapping undone
+    # The commit message's first paragraph is the problem, which the Motivation section already gives.
+    described = patch.paragraphs[1:] or patch.paragraphs
+    paragraphs = [" ".join(paragraph.split()) for paragraph in described]  # git's wrapping undone
     changes = "\n\n".join([*paragraphs, f"Source: {_files(sources)}. Tests: {_files(tests)}."])
     return [
         _item("What are the major changes?", changes),

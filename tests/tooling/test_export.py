@@ -75,8 +75,10 @@ def test_a_pr_body_follows_upstreams_current_template(exported: Path) -> None:
         "### Motivation & Context", "### Description & Review Guide", "### Behaviour changes", "### Depends on",
         "### Related Issue", "### AI Assistance", "### Contribution Checklist",
     ]  # fmt: skip
+    motivation = body.split("### Motivation & Context")[1].split("### Description")[0]
     major = body.split("**What are the major changes?** ")[1].split("- **What is the impact")[0]
-    assert "What broke and why." in major
+    assert "What broke and why." in motivation
+    assert "What broke and why." not in major  # the problem once, as the motivation
     assert "What changes, first part." in major  # the whole change, not the last paragraph
     assert "What changes, last part." in major
     assert "- **What is the impact of these changes?** Callers no longer lose writes." in body
@@ -88,7 +90,7 @@ def test_a_pr_body_follows_upstreams_current_template(exported: Path) -> None:
     assert "`issues/run-leak.md` (Python: run-leak goes wrong)" in body
     assert "- [ ] No material AI assistance was used.\n- [x] This is an AI-assisted contribution." in body
     assert "Verified by running: the 1 checks marked passed in the checklist below." in body
-    assert "What broke and why.\n\n  What changes, first part." in body
+    assert "What changes, first part.\n\n  What changes, last part." in body  # later paragraphs indented
     assert "- [x] All unit tests pass, and I have added new tests where possible.\n  - passed: 3 new tests pass" in body
     assert "- [ ] This PR links to an issue marked ready-for-implementation by a maintainer." in body
     assert "### Behaviour changes\n\nNone." in third
