@@ -128,7 +128,7 @@ def generate(rng: random.Random, family: str, length: int) -> list[Op]:
     return ops
 
 
-BUSY_AGENT = re.compile(r"invalid state to restart: (WorkflowRunState\.)?(IN_PROGRESS|CANCELLED)\b")
+BUSY_AGENT = re.compile(r"invalid state to restart: (WorkflowRunState\.)?(IN_PROGRESS|CANCELLED|FAILED)\b")
 
 
 def is_refusal(error: BaseException) -> bool:
