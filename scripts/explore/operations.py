@@ -177,6 +177,7 @@ class Run:
     statuses: list[str] = field(default_factory=list[str])
     errors: list[str] = field(default_factory=list[str])  # what the caller's calls on this run raised, in order
     pulled: int = 0
+    pull_ended: int = 0  # when its latest pull ended, in the order of all the session's pulls
 
     @property
     def started(self) -> bool:
@@ -200,6 +201,7 @@ class Session:
     seen: list[str] = field(default_factory=list[str])  # errors the caller saw that belong to no run
     requests: list[str] = field(default_factory=list[str])
     answered: dict[str, str] = field(default_factory=dict[str, str])  # request id -> the run that answered it
+    pulls_ended: int = 0
 
     @property
     def probe(self) -> Probe:
@@ -298,7 +300,8 @@ class Session:
         A run that delivered its final status had ended before it was closed or its consumer cancelled (only its end
         of iteration was left to read): it is judged as completed. A run the caller never read owns no status: the
         status is the latest run's that started, which is judged instead, unless that run is still going (a lazily
-        admitted turn that got going while ``run`` was closed): then it is judged when it ends.
+        admitted turn that got going while ``run`` was closed, or one whose first pull is under way, which may have got
+        going): then it is judged when it ends (or, refused, by the guard's check).
         """
         status = self.subject.status()
         latest = [other for other in self.runs if other.admitted][-1:]
@@ -306,6 +309,10 @@ class Session:
         owner = run if run.started or run.entered or not started else started[0]
         ended = (completed and owner is run) or owner.final_status_seen
         going = owner is not run and owner.state == OPEN and not ended
+        going = going or any(
+            other is not run and other.state == OPEN and not other.admitted and other.pull is not None and other.entered
+            for other in self.runs
+        )
         if status is not None and latest == [run] and not going:
             self.probe.check_status(owner.name, status, completed=ended, started=owner.started)
 
@@ -427,12 +434,19 @@ class Session:
             if run.gone:  # the caller left this loop with the pull pending: what it raises reaches nobody
                 return None
             raise
+        finally:  # noted here, not by a done callback: that would add a callback to the schedule
+            self.pulls_ended += 1
+            run.pull_ended = self.pulls_ended
 
     async def _collect(self) -> None:
-        """Account for every pull that has finished; retry a lazily refused run once things have settled."""
-        for run in self.runs:
-            if run.pull is not None and run.pull.done():
-                task, run.pull = run.pull, None
+        """Account for every pull that has finished, in the order they ended; retry a lazily refused run once settled.
+
+        In that order: a run's end is seen before the first event of a run admitted after it, in the same quiet spell.
+        """
+        finished = [run for run in self.runs if run.pull is not None and run.pull.done()]
+        for run in sorted(finished, key=lambda run: run.pull_ended):
+            task, run.pull = run.pull, None
+            if task is not None:
                 self._account(run, task)
         for run in self.runs:
             if run.retry:

@@ -398,6 +398,19 @@ def test_a_run_closed_before_it_started_leaves_the_status_to_a_turn_that_got_goi
     assert [violation for violation in outcome.violations if violation.kind == "status"] == []
 
 
+@pytest.mark.parametrize("seed", [2, 1362])  # 2 takes that path on 3.11, 1362 on 3.12 and 3.13
+def test_a_turn_that_ended_while_the_next_turn_s_first_pull_was_under_way_ends_first(seed: int) -> None:
+    """r1's read ends, then r0's first update arrives, both in one quiet spell: r0 was admitted after r1 ended.
+
+    Accounted in the order the pulls ended, r0 is not admitted while r1 still runs; and the IN_PROGRESS status seen as
+    r1's end is accounted is r0's (its first pull was under way), judged when r0 ends.
+    """
+    ops = parse_ops("start,start,until:0,release:0,pull:0,settle,pull:1,readfin:0")
+    outcome = driver.observe_schedule("agent", seed, ops)
+    assert outcome.observation["runs"][1]["outputs"] == ["r1:head", "r1:done"]
+    assert outcome.violations == []
+
+
 def test_a_turn_refused_after_a_turn_stopped_between_supersteps_says_so() -> None:
     """r1 is closed during a read that its completed first superstep answers: what it queued stays (PR 3, open)."""
     ops = parse_ops("start,until:0,close:0,start,pull:0,close:0,start")
