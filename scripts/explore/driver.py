@@ -97,6 +97,8 @@ MEMBERS = (
            "mixed-fan-in", open=True),
     Member("G4 what a stopped run's completed supersteps queued blocks the next message= run (kept by PR 3)", GRAPH,
            "exception", "in-flight executor", open=True),
+    Member("L1 a run whose event loop was closed by hand keeps its status", GRAPH, "status",
+           "dropped with its event loop", open=True),
     Member("G5 status stays IN_PROGRESS after a run stopped between supersteps with work left (as on the release)",
            GRAPH, "status", "abandoned in progress", open=True),
     Member("G5 status stays IN_PROGRESS after close/cancel/drop", GRAPH, "status"),

@@ -314,7 +314,19 @@ class Session:
             for other in self.runs
         )
         if status is not None and latest == [run] and not going:
-            self.probe.check_status(owner.name, status, completed=ended, started=owner.started)
+            self.probe.check_status(self._whose_status(owner, started), status, completed=ended, started=owner.started)
+
+    def _whose_status(self, owner: Run, started: list[Run]) -> str:
+        """``owner``, as a violation names it; and where none of its handlers ran, whose status it still is.
+
+        That is the latest run that started, if the caller forgot it with the event loop it closed by hand: its
+        teardown never runs, so its status stays (L1, open).
+        """
+        ran = owner.started or any(invocation.run == owner.name for invocation in self.probe.invocations)
+        if ran or not started or started[0].name not in self.probe.forgotten:
+            return owner.name
+        lost = started[0].name
+        return f"{owner.name} (none of its handlers ran; the status is {lost}'s, dropped with its event loop)"
 
     async def _bounded(self, what: str, awaitable: Awaitable[T]) -> T | None:
         """Await ``awaitable`` within the timeout; a timeout is a hang, an exception is unexpected."""

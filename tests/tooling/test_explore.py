@@ -690,6 +690,23 @@ def test_a_gate_of_a_run_the_caller_forgot_with_its_closed_loop_is_open() -> Non
     assert not probe.gate("r1").is_set()
 
 
+@pytest.mark.parametrize("seed", [0, 7172])  # 0 on 3.11, 7172 on 3.12
+def test_the_status_a_run_lost_with_its_hand_closed_loop_left_is_l1_s_not_that_of_a_run_that_never_ran(
+    seed: int,
+) -> None:
+    """r0 is dropped mid-run as its loop is closed by hand; on the new loop r1 is closed before any handler of it ran.
+
+    The status is still r0's ``IN_PROGRESS``: its teardown never runs (L1, open), not a status r1 left (G5, fixed).
+    """
+    ops = parse_ops("start,until:0,newloop,direct,pull:0,start,close:1")
+    outcome = driver.observe_schedule("agent", seed, ops)
+    status = [violation for violation in outcome.violations if violation.kind == "status"]
+    assert [driver.member_of("agent", violation) for violation in status] in (
+        [],
+        ["L1 a run whose event loop was closed by hand keeps its status"],
+    )
+
+
 def test_a_turn_dropped_and_torn_down_before_its_loop_was_closed_is_not_lost() -> None:
     """With a settle between the drop and the closed loop, r0's teardown finishes: it is not lost with the loop."""
     outcome = driver.observe_schedule("agent", 2484, parse_ops("start,until:0,drop:0,settle,newloop,start"))
