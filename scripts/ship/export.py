@@ -186,7 +186,13 @@ def _index_markdown(rows: list[dict[str, str]], author: str | None) -> str:
             " submitter, whom upstream's CLA check looks for) before sending."
         )
     )
-    plan = ["# Submission plan", "", "Send now, in this order, each a PR of its own:", ""]
+    plan = [
+        "# Submission plan",
+        "",
+        "Send now, in this order, each a PR of its own that links its issue (post the issue draft first, where its"
+        " header says: CONTRIBUTING asks for a linked issue a maintainer marked ready-for-implementation):",
+        "",
+    ]
     now = [row for row in rows if row["what to do"].startswith("send now")]
     plan += [f"{step}. `{row['patch']}`: {row['title']}" for step, row in enumerate(now, 1)] or ["(none)"]
     waiting: dict[str, list[dict[str, str]]] = {}

@@ -15,7 +15,7 @@ REPRO_COMMAND = "python3 run.py -s repro"
 def _reproduction(repro: Reproduction, bases: list[str], record: ReproRecord | None) -> list[str]:
     runs = record.verified(repro.slug, repro.script_sha256(), bases) if record else []
     lines = [
-        f"Runs as-is against the released package (`pip install agent-framework-core=={bases[0]}`), stdlib only"
+        f"Runs as-is against the released package (`pip install agent-framework-core=={bases[-1]}`), stdlib only"
         " otherwise; it exits 1 when the bug reproduces and 0 when the behaviour is as expected.",
         "",
         "```python",
@@ -30,14 +30,14 @@ def _reproduction(repro: Reproduction, bases: list[str], record: ReproRecord | N
             f"> **Not verified:** the `repro` session has not run this script on every base ({', '.join(bases)}),"
             f" or it did not reproduce there. Run `{REPRO_COMMAND}` before filing.",
         ]
-    first = unpatched[0]
+    shown = next((run for run in unpatched if run.base == bases[-1]), unpatched[0])  # the base the install names
     return [
         *lines,
-        f"Output with agent-framework-core {first.base}:",
+        f"Output with agent-framework-core {shown.base}:",
         "",
         "```text",
-        first.observed,
-        first.expected,
+        shown.observed,
+        shown.expected,
         "```",
         "",
         f"Checked: the script exits 1 with agent-framework-core {' and '.join(r.base for r in unpatched)} as"
