@@ -26,6 +26,7 @@ nox.options.reuse_venv = "yes"
 
 WRITES_DOCS_DATA = ["data"]
 SHIPS = ["ship"]
+BESIDE = "beside"  # default sessions the main job (run.py) runs in a second nox process, beside the others
 glue.command_line(sys.argv)  # -t data / -- --record: record in docs/data; a bad -- --base: one error, nothing runs
 PYTHONS = matrix.session_pythons()  # every CPython 3.10+ found; reports a missing one once
 
@@ -69,7 +70,7 @@ def lint(session: nox.Session) -> None:
     validation.lint(session)
 
 
-@nox.session
+@nox.session(tags=[BESIDE])
 @reported
 def typecheck(session: nox.Session) -> None:
     """Pyright strict on this repo; on each base, pyright errors the series adds to the core package."""
@@ -119,7 +120,7 @@ def repro(session: nox.Session) -> None:
     reproducing.repro(session)
 
 
-@nox.session(python=PYTHONS, venv_backend="uv", tags=WRITES_DOCS_DATA)
+@nox.session(python=PYTHONS, venv_backend="uv", tags=[*WRITES_DOCS_DATA, BESIDE])
 @reported
 @matrix.cell
 def redgreen(session: nox.Session) -> None:

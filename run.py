@@ -4,17 +4,26 @@
 Usage: ``python3 run.py`` (validate the series on every base, on this Python), ``python3 run.py --all-pythons``
 (the same on every CPython 3.10+ found) or ``python3 run.py -s tests`` (the test suite). Needs only Python >= 3.10
 and git.
+
+The main job (no arguments but ``--all-pythons``) runs the default sessions in two nox processes side by side: those
+tagged ``beside`` in the noxfile (typecheck, redgreen) in the second, whose output follows the first's. Much of each
+session waits on one core (installs, interpreter start-ups, single-threaded tools), so on two cores the pair takes
+about as long as the longer group rather than the sum.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
-from scripts.series.common import sha256_of, venv_python  # standard library only, like this file
+from scripts.series.common import APPLY_REPORTED_ELSEWHERE, sha256_of, venv_python  # standard library only
+
+BESIDE = "beside"  # the noxfile's tag of the default sessions the main job runs in its second process
 
 ROOT = Path(__file__).resolve().parent
 TOOLS = ROOT / ".venv-tools"
@@ -39,6 +48,38 @@ def ensure_tools() -> None:
     STAMP.write_text(wanted)
 
 
+def split_main_job(listed: list[dict[str, object]]) -> tuple[list[str], list[str]]:
+    """The default sessions ``nox --list --json`` gave, in its order: (those run first, those run beside them)."""
+    first: list[str] = []
+    beside: list[str] = []
+    for entry in listed:
+        tags = entry.get("tags")
+        (beside if isinstance(tags, list) and BESIDE in tags else first).append(str(entry["session"]))
+    return first, beside
+
+
+def run_main_job(nox: list[str]) -> int:
+    """The default sessions in two nox processes side by side; the second's output is printed once the first ends.
+
+    Exits with the first non-zero status of the two. Ctrl-C reaches both (they share the terminal's process group).
+    """
+    listed = subprocess.run([*nox, "--list", "--json"], check=True, capture_output=True, text=True).stdout
+    first, beside = split_main_job(json.loads(listed))
+    if not first or not beside:
+        return subprocess.run(nox, check=False).returncode
+    with tempfile.TemporaryFile("w+") as output:
+        environment = {**os.environ, APPLY_REPORTED_ELSEWHERE: "1"}  # the first process prints the apply tables
+        second = subprocess.Popen([*nox, "-s", *beside], stdout=output, stderr=subprocess.STDOUT, env=environment)
+        try:
+            codes = [subprocess.run([*nox, "-s", *first], check=False).returncode, second.wait()]
+        except KeyboardInterrupt:
+            second.wait()
+            return 130
+        output.seek(0)
+        sys.stdout.write(output.read())
+    return next((code for code in codes if code), 0)
+
+
 def main() -> int:
     """Run nox from the tools venv, passing all arguments through but ``--all-pythons`` (before any ``--``)."""
     ensure_tools()
@@ -49,6 +90,8 @@ def main() -> int:
         arguments.remove("--all-pythons")
         os.environ["RUNGUARD_ALL_PYTHONS"] = "1"
     command = [str(tools_python()), "-m", "nox", *arguments]
+    if not arguments:
+        return run_main_job(command)
     if os.name != "nt":
         os.execv(command[0], command)  # noqa: S606 (nox replaces this process, so Ctrl-C reaches it directly)
     return subprocess.run(command, check=False).returncode
