@@ -21,7 +21,7 @@ import tempfile
 import venv
 from pathlib import Path
 
-from scripts.series.common import APPLY_REPORTED_ELSEWHERE, sha256_of, venv_python  # standard library only
+from scripts.series.common import APPLY_REPORTED_ELSEWHERE, NOX_REPORTS, sha256_of, venv_python  # stdlib only
 
 BESIDE = "beside"  # the noxfile's tag of the default sessions the main job runs in its second process
 
@@ -62,16 +62,24 @@ def run_main_job(nox: list[str]) -> int:
     """The default sessions in two nox processes side by side; the second's output is printed once the first ends.
 
     Exits with the first non-zero status of the two. Ctrl-C reaches both (they share the terminal's process group).
+    With ``RUNGUARD_NOX_REPORTS`` set to a directory, each process writes nox's JSON report there (``first.json``,
+    ``beside.json``): each session's duration, which the two interleaved outputs cannot give.
     """
     listed = subprocess.run([*nox, "--list", "--json"], check=True, capture_output=True, text=True).stdout
     first, beside = split_main_job(json.loads(listed))
     if not first or not beside:
         return subprocess.run(nox, check=False).returncode
+    reports = os.environ.get(NOX_REPORTS)
+
+    def command(group: str, sessions: list[str]) -> list[str]:
+        report = ["--report", str(Path(reports) / f"{group}.json")] if reports else []
+        return [*nox, *report, "-s", *sessions]
+
     with tempfile.TemporaryFile("w+") as output:
         environment = {**os.environ, APPLY_REPORTED_ELSEWHERE: "1"}  # the first process prints the apply tables
-        second = subprocess.Popen([*nox, "-s", *beside], stdout=output, stderr=subprocess.STDOUT, env=environment)
+        second = subprocess.Popen(command("beside", beside), stdout=output, stderr=subprocess.STDOUT, env=environment)
         try:
-            codes = [subprocess.run([*nox, "-s", *first], check=False).returncode, second.wait()]
+            codes = [subprocess.run(command("first", first), check=False).returncode, second.wait()]
         except KeyboardInterrupt:
             second.wait()
             return 130

@@ -3,14 +3,15 @@
 Cold is a fresh ``git clone`` of this repo's HEAD (so no ``.cache``, ``.nox`` or ``.venv-tools``) with empty
 download caches, as on a new machine: uv's, pip's and npm's point at new directories under the scratch directory.
 Warm is a second run in that clone, with those caches as the first run left them. Each run's time is split by nox
-session; after both, the clone must be as checked out (``git status --porcelain`` empty), and the disk each
-directory the runs made takes is recorded. The numbers go to ``docs/data/validation-timing.json``.
+session (from the JSON reports of nox that run.py writes where ``RUNGUARD_NOX_REPORTS`` says); after both, the
+clone must be as checked out (``git status --porcelain`` empty), and the disk each directory the runs made takes is
+recorded. The numbers go to ``docs/data/validation-timing.json``.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -19,13 +20,13 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from scripts.series.common import NOX_REPORTS
 from scripts.series.datafiles import write_data, written
 from scripts.series.errors import ArgumentParser, entry_point, error_line
 from scripts.series.git import git_output, run_git
 from scripts.series.locations import RECORD_ENV, REPO_ROOT
 from scripts.validate.goals import VALIDATION_SECONDS
 
-SESSION_START = re.compile(r"^nox > Running session (\S+)")
 # The variables of this process that the runs in the clone do not inherit: they would move its cache or its data.
 NOT_INHERITED = ("RUNGUARD_CACHE", "RUNGUARD_DATA", RECORD_ENV)
 # Download caches, each pointed at an empty directory so that the cold run starts as on a new machine.
@@ -55,30 +56,29 @@ class ValidationRun:
         return self.exit_code == 0 and self.seconds <= self.goal_seconds
 
 
+def session_seconds(reports: Path) -> dict[str, float]:
+    """Each session's duration, from the nox reports the run wrote into ``reports`` (see ``NOX_REPORTS``)."""
+    seconds: dict[str, float] = {}
+    for report in sorted(reports.glob("*.json")):
+        for session in json.loads(report.read_text())["sessions"]:
+            seconds[str(session["name"])] = round(float(session["duration"]), 1)
+    return seconds
+
+
 def _timed_run(clone: Path, run: str, caches: dict[str, str]) -> ValidationRun:
     """Run ``python3 run.py`` in ``clone``, echoing its output, and time it and each of its sessions."""
     result = ValidationRun(run, VALIDATION_SECONDS[run], round(os.getloadavg()[0], 2))
+    reports = clone.parent / f"nox-reports-{run}"
+    shutil.rmtree(reports, ignore_errors=True)
+    reports.mkdir()
     env = {key: value for key, value in os.environ.items() if key not in NOT_INHERITED} | caches
+    env[NOX_REPORTS] = str(reports)
     command = [shutil.which("python3") or sys.executable, "run.py"]
     started = time.monotonic()
-    current: tuple[str, float] | None = None
-    with subprocess.Popen(
-        command, cwd=clone, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    ) as process:
-        assert process.stdout is not None  # noqa: S101 (a pipe)
-        for line in process.stdout:
-            sys.stdout.write(line)
-            match = SESSION_START.match(line)
-            if match:
-                now = time.monotonic()
-                if current is not None:
-                    result.sessions[current[0]] = round(now - current[1], 1)
-                current = (match.group(1), now)
-    ended = time.monotonic()
-    if current is not None:
-        result.sessions[current[0]] = round(ended - current[1], 1)
-    result.seconds = round(ended - started, 1)
+    process = subprocess.run(command, cwd=clone, env=env, check=False)  # its output goes to this one's
+    result.seconds = round(time.monotonic() - started, 1)
     result.exit_code = process.returncode
+    result.sessions = session_seconds(reports)
     return result
 
 
