@@ -34,6 +34,7 @@ def test_the_module_runs_as_a_command(env: dict[str, str]) -> None:
 
 def test_each_session_s_time_comes_from_the_nox_reports_of_both_processes(tmp_path: Path) -> None:
     """The main job's two nox processes interleave: their reports, not their output, give each session's time."""
-    (tmp_path / "first.json").write_text(json.dumps({"sessions": [{"name": "tests-3.11", "duration": 53.71}]}))
+    tests = {"name": "tests", "signatures": ["tests-3.11"], "duration": 53.71}
+    (tmp_path / "first.json").write_text(json.dumps({"sessions": [tests]}))
     (tmp_path / "beside.json").write_text(json.dumps({"sessions": [{"name": "typecheck", "duration": 64.04}]}))
     assert session_seconds(tmp_path) == {"typecheck": 64.0, "tests-3.11": 53.7}
