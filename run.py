@@ -21,7 +21,7 @@ import tempfile
 import venv
 from pathlib import Path
 
-from scripts.series.common import APPLY_REPORTED_ELSEWHERE, NOX_REPORTS, sha256_of, venv_python  # stdlib only
+from scripts.series.common import NOX_REPORTS, REPORTED_ELSEWHERE, sha256_of, venv_python  # stdlib only
 
 BESIDE = "beside"  # the noxfile's tag of the default sessions the main job runs in its second process
 
@@ -76,7 +76,7 @@ def run_main_job(nox: list[str]) -> int:
         return [*nox, *report, "-s", *sessions]
 
     with tempfile.TemporaryFile("w+") as output:
-        environment = {**os.environ, APPLY_REPORTED_ELSEWHERE: "1"}  # the first process prints the apply tables
+        environment = {**os.environ, REPORTED_ELSEWHERE: "1"}  # the first process prints the one-time reports
         second = subprocess.Popen(command("beside", beside), stdout=output, stderr=subprocess.STDOUT, env=environment)
         try:
             codes = [subprocess.run(command("first", first), check=False).returncode, second.wait()]

@@ -15,7 +15,7 @@ from scripts.apply.engine import Outcome, PatchResult, apply_series
 from scripts.apply.lock import checkout_lock
 from scripts.apply.report import format_table
 from scripts.apply.signals import interruptible, shielded
-from scripts.series.common import APPLY_REPORTED_ELSEWHERE
+from scripts.series.common import REPORTED_ELSEWHERE
 from scripts.series.errors import RunguardError
 from scripts.series.git import git_output, run_git
 from scripts.series.listing import Series, current_series
@@ -88,11 +88,11 @@ _REPORTED: set[Path] = set()
 def prepare_base(version: str) -> tuple[Path, PatchedCheckout]:
     """Materialize base ``version`` and the cached copy with the series applied; print the outcome table once.
 
-    Not at all in a process told another prints the tables (``APPLY_REPORTED_ELSEWHERE``).
+    Not at all in a process told another prints the tables (``REPORTED_ELSEWHERE``).
     """
     base = materialize_base(version)
     patched = patched_copy(base, version, current_series())
-    if patched.path not in _REPORTED and not os.environ.get(APPLY_REPORTED_ELSEWHERE):
+    if patched.path not in _REPORTED and not os.environ.get(REPORTED_ELSEWHERE):
         print(format_table(f"agent-framework-core {version}", patched.results))  # noqa: T201 (the apply report)
         _REPORTED.add(patched.path)
     return base, patched

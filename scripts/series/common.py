@@ -26,8 +26,9 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> lis
 
 
 TERMINAL_COLUMNS = 120  # the width every report the sessions print keeps to
-# Set for a nox process whose apply tables another process prints (run.py's main job runs two side by side).
-APPLY_REPORTED_ELSEWHERE = "RUNGUARD_APPLY_REPORTED_ELSEWHERE"
+# Set for a nox process whose one-time reports (the apply tables, a missing Python) another process prints: run.py's
+# main job runs two side by side.
+REPORTED_ELSEWHERE = "RUNGUARD_REPORTED_ELSEWHERE"
 # A directory for the JSON reports (nox's --report) of the main job's nox processes, one file each, when set.
 NOX_REPORTS = "RUNGUARD_NOX_REPORTS"
 

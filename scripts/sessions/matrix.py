@@ -16,6 +16,7 @@ from typing import Protocol
 
 import nox
 
+from scripts.series.common import REPORTED_ELSEWHERE
 from scripts.series.errors import RunguardError, error_line
 from scripts.series.locations import cache_dir
 from scripts.sources.pythons import (
@@ -83,7 +84,7 @@ def session_pythons(argv: Sequence[str] = tuple(sys.argv)) -> list[str]:
     except RunguardError as error:
         print(error_line(error), file=sys.stderr)  # noqa: T201 (the one line is the interface)
         raise SystemExit(2) from None
-    for note in notes:
+    for note in notes if not os.environ.get(REPORTED_ELSEWHERE) else ():
         print(note, file=sys.stderr)  # noqa: T201
     links = link_directory(discovery, cache_dir() / "pythons")
     os.environ["PATH"] = f"{links}{os.pathsep}{os.environ.get('PATH', '')}"

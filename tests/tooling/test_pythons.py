@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from scripts.series.common import REPORTED_ELSEWHERE
 from scripts.series.errors import RunguardError
+from scripts.sessions import matrix
 from scripts.sessions.matrix import check, default_sessions, requested_pythons
 from scripts.sources.pythons import (
     ALL_PYTHONS,
@@ -97,6 +99,25 @@ def test_a_missing_python_is_reported_once_here_and_fails_ci() -> None:
     ]
     with pytest.raises(RunguardError, match=r"^CI needs every Python from 3.10 to 3.13: Python 3.10 not found"):
         check(found, None, ci=True)
+
+
+def test_a_missing_python_is_not_reported_again_by_a_process_told_another_reports_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setattr(matrix, "discover", lambda: _found("3.11", "3.12", "3.13"))
+    monkeypatch.setattr(matrix, "in_ci", lambda: False)
+
+    def link_nothing(_discovery: Discovery, _where: Path) -> Path:
+        return tmp_path
+
+    monkeypatch.setattr(matrix, "link_directory", link_nothing)
+    monkeypatch.setenv("PATH", os.environ.get("PATH", ""))  # restored after the test
+    monkeypatch.delenv(REPORTED_ELSEWHERE, raising=False)
+    matrix.session_pythons(["nox"])
+    assert "runguard: Python 3.10 not found" in capsys.readouterr().err
+    monkeypatch.setenv(REPORTED_ELSEWHERE, "1")  # run.py's second process of the main job
+    matrix.session_pythons(["nox"])
+    assert capsys.readouterr().err == ""
 
 
 def test_python_is_read_after_the_double_dash_only() -> None:
