@@ -87,6 +87,19 @@ async def test_the_status_after_a_run_closed_between_supersteps_says_a_request_i
     assert workflow.status == WorkflowRunState.IN_PROGRESS_PENDING_REQUESTS
 
 
+async def test_an_answer_run_closed_at_its_started_event_leaves_the_status_as_it_was() -> None:
+    workflow = WorkflowBuilder(start_executor=Ask(id="ask")).build()
+    (request,) = (await asyncio.wait_for(workflow.run(Job("a")), TIMEOUT)).get_request_info_events()
+    async with workflow.run(responses={request.request_id: "yes"}, stream=True) as stream:
+        async for event in stream:
+            assert event.type == "started"
+            break  # the run has done nothing yet
+
+    assert workflow.status == WorkflowRunState.IDLE_WITH_PENDING_REQUESTS
+    result = await asyncio.wait_for(workflow.run(responses={request.request_id: "yes"}), TIMEOUT)
+    assert result.get_outputs() == ["approve a? yes"]
+
+
 async def test_cancel_pending_requests_after_reading_a_run_to_its_final_status() -> None:
     workflow = WorkflowBuilder(start_executor=Ask(id="ask")).build()
     stream = workflow.run(Job("a"), stream=True)

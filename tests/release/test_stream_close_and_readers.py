@@ -99,3 +99,41 @@ async def test_a_from_awaitable_stream_closed_unread_can_still_be_awaited_read_a
 
     assert await asyncio.wait_for(stream, TIMEOUT) is stream
     assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [0, 1, 2]
+
+
+async def test_close_from_another_task_runs_the_cleanup_hook_that_stops_the_source() -> None:
+    """A "stop" button: the stream's cleanup hook closes the provider's connection, which ends the source."""
+    connection_closed, waiting = asyncio.Event(), asyncio.Event()
+
+    async def provider() -> AsyncIterator[str]:
+        yield "token-1"
+        waiting.set()
+        await connection_closed.wait()  # the provider's socket read returns once the connection is closed
+
+    stream: ResponseStream[str, Any] = ResponseStream(provider(), cleanup_hooks=[connection_closed.set])
+    reader = asyncio.ensure_future(asyncio.wait_for(_drain(stream), TIMEOUT))
+    await asyncio.wait_for(waiting.wait(), TIMEOUT)
+    with pytest.raises(RuntimeError, match="already running"):  # the running generator refuses the close itself
+        await asyncio.wait_for(stream.close(), TIMEOUT)
+
+    assert await reader == ["token-1"]
+
+
+async def test_closing_an_unread_stream_leaves_a_generator_another_consumer_is_running() -> None:
+    inside, gate = asyncio.Event(), asyncio.Event()
+
+    async def updates() -> AsyncIterator[int]:
+        yield 1
+        inside.set()
+        await gate.wait()
+        yield 2
+
+    shared = updates()
+    assert await asyncio.wait_for(anext(shared), TIMEOUT) == 1
+    other = asyncio.ensure_future(anext(shared))
+    await asyncio.wait_for(inside.wait(), TIMEOUT)  # the other consumer is inside the generator
+    stream: ResponseStream[int, Any] = ResponseStream(shared)
+    await asyncio.wait_for(stream.close(), TIMEOUT)
+
+    gate.set()
+    assert await asyncio.wait_for(other, TIMEOUT) == 2
