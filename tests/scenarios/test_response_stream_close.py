@@ -1,5 +1,10 @@
 """ResponseStream.close() against a pull in flight, checked through the public API of the patched framework.
 
+The series does not carry the contract below: it is option 1 of the issue draft `stream-close-during-pull`, whose
+refused close runs no cleanup hook, so a program whose hook is what stops the source (a stop button that closes the
+provider's connection: `tests/release/test_stream_close_and_readers.py`) would hang. Until the maintainers decide,
+a test that needs the contract is an expected failure (strict), as it fails on the release.
+
 The invariant: the cleanup hooks run only after the source has ended, exactly once; ``close()`` cancels nobody's
 task; nothing hangs; and a second reader changes nothing.
 
@@ -24,6 +29,12 @@ import pytest
 from agent_framework import ResponseStream
 
 TIMEOUT = 5.0
+# A close() refused during a read runs the cleanup hooks at once, as on the release (Stream 3, an open member).
+AWAITS_ITS_ISSUE = pytest.mark.xfail(
+    strict=True,
+    reason="a close() or a second read refused during a read runs the cleanup hooks at once, as on the release: "
+    "the contract is the decision of issue stream-close-during-pull",
+)
 T = TypeVar("T")
 Mode = Literal["streamed", "stream_updates=False", "buffer_updates()"]
 MODES: list[Mode] = ["streamed", "stream_updates=False", "buffer_updates()"]
@@ -170,6 +181,7 @@ async def ends(stream: ResponseStream[Any, Any]) -> bool:
     return False
 
 
+@AWAITS_ITS_ISSUE
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("read", list(READERS))
 async def test_a_close_refused_during_a_pull_leaves_the_read_to_its_end(read: str, mode: Mode) -> None:
@@ -192,6 +204,7 @@ async def test_a_close_refused_during_a_pull_leaves_the_read_to_its_end(read: st
     assert source.log == ["source ended", "cleanup"]
 
 
+@AWAITS_ITS_ISSUE
 async def test_a_close_between_pulls_after_refused_ones_closes_the_stream_once() -> None:
     source = Source()
     stream = source.stream()
@@ -217,6 +230,7 @@ async def test_a_close_between_pulls_after_refused_ones_closes_the_stream_once()
     assert source.nobody_cancelled()
 
 
+@AWAITS_ITS_ISSUE
 @pytest.mark.parametrize("mode", MODES)
 async def test_reader_in_get_final_response_finalizes_what_was_read(mode: Mode) -> None:
     source = Source()
@@ -235,6 +249,7 @@ async def test_reader_in_get_final_response_finalizes_what_was_read(mode: Mode) 
     assert source.nobody_cancelled()
 
 
+@AWAITS_ITS_ISSUE
 @pytest.mark.parametrize("closed", ["outer", "inner"])
 @pytest.mark.parametrize("wrap", ["map", "flat_map", "with_finalizer", "from_awaitable"])
 async def test_close_a_wrapper_during_pull(wrap: str, closed: str) -> None:
@@ -269,6 +284,7 @@ async def test_close_a_wrapper_during_pull(wrap: str, closed: str) -> None:
     assert await asyncio.wait_for(outer.get_final_response(), TIMEOUT) == read
 
 
+@AWAITS_ITS_ISSUE
 async def test_concurrent_closes_during_a_pull_are_refused_and_the_hooks_run_once_the_source_has_ended() -> None:
     source = Source(slow_unwind=True)
     stream = source.stream()
@@ -292,6 +308,7 @@ async def test_concurrent_closes_during_a_pull_are_refused_and_the_hooks_run_onc
     assert source.nobody_cancelled()
 
 
+@AWAITS_ITS_ISSUE
 async def test_a_close_while_the_source_unwinds_at_its_end_runs_no_hook_before_it_ended() -> None:
     source = Source(slow_unwind=True)
     stream = source.stream()
@@ -319,6 +336,7 @@ async def test_a_close_while_the_source_unwinds_at_its_end_runs_no_hook_before_i
     assert source.nobody_cancelled()
 
 
+@AWAITS_ITS_ISSUE
 @pytest.mark.parametrize("where", ["in the pull", "as the source unwinds at its end"])
 async def test_reader_cancelled_by_someone_else_after_a_close_is_still_cancelled(where: str) -> None:
     source = Source(slow_unwind=True)
@@ -351,6 +369,7 @@ async def test_consumer_cancelled_without_close_still_propagates() -> None:
     assert source.log == ["source ended", "cleanup"]
 
 
+@AWAITS_ITS_ISSUE
 async def test_close_does_not_wait_for_a_pull_that_never_returns() -> None:
     source = Source()
     stream = source.stream()
@@ -381,7 +400,11 @@ SECOND_READERS: dict[str, Callable[[ResponseStream[int, list[int]]], Awaitable[A
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("second", list(SECOND_READERS))
-async def test_second_reader_is_refused_without_side_effects(second: str, mode: Mode) -> None:
+async def test_second_reader_is_refused_without_side_effects(
+    second: str, mode: Mode, request: pytest.FixtureRequest
+) -> None:
+    if mode == "streamed" or second not in ("anext", "get_final_response"):  # refused by the source, not the stream
+        request.applymarker(AWAITS_ITS_ISSUE)
     source = Source()
     stream = source.stream(mode)
     # Streamed, the source itself refuses the read ("already running"); buffered, the stream does.
@@ -400,6 +423,7 @@ async def test_second_reader_is_refused_without_side_effects(second: str, mode: 
     assert await asyncio.wait_for(stream.get_final_response(), TIMEOUT) == [1, 2, 3]
 
 
+@AWAITS_ITS_ISSUE
 async def test_a_cleanup_hook_may_close_the_stream_again() -> None:
     source = Source()
     stream: ResponseStream[int, list[int]]
@@ -419,7 +443,7 @@ async def test_a_cleanup_hook_may_close_the_stream_again() -> None:
     assert reader.result() == [1, 2, 3]
 
 
-@pytest.mark.parametrize("closer", ["the source", "a transform hook"])
+@pytest.mark.parametrize("closer", [pytest.param("the source", marks=AWAITS_ITS_ISSUE), "a transform hook"])
 async def test_the_read_itself_may_close_the_stream_it_reads(closer: str) -> None:
     log: list[str] = []
     seen_inside_the_source: list[list[str]] = []
@@ -486,6 +510,7 @@ async def test_close_while_resolving_the_source_is_completed_by_that_pull() -> N
     assert source.nobody_cancelled()
 
 
+@AWAITS_ITS_ISSUE
 @pytest.mark.parametrize("mode", MODES)
 async def test_pull_that_fails_after_a_close_reports_its_failure(mode: Mode) -> None:
     source = Source(then="fail")
@@ -501,6 +526,7 @@ async def test_pull_that_fails_after_a_close_reports_its_failure(mode: Mode) -> 
     assert source.log == ["source ended", "cleanup"]
 
 
+@AWAITS_ITS_ISSUE
 @pytest.mark.parametrize("mode", MODES)
 async def test_source_that_ends_after_a_close_ends_the_read_normally(mode: Mode) -> None:
     source = Source(then="end")
