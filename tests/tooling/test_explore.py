@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 import random
 import warnings
 from collections.abc import AsyncGenerator, Awaitable
@@ -119,7 +120,7 @@ LOST_QUEUE = "L1 what a run dropped with its hand-closed event loop queued is ex
         ("functional-agent", Violation("guard-leaked", "x"), "F3 closing a FunctionalWorkflowAgent stream leaves "
          "the workflow running"),
         ("graph", Violation("exception", "generator is already running"), "F1 ResponseStream.close() during "
-         "another task's pull"),
+         "another task's pull fails (as on the release)"),
         ("graph", Violation("exception", "something else"), "other exception"),
         ("graph", Violation("foreign-tools", "slow of r1 sees runtime tools ['tool_r3']"), "G3 a dropped run's "
          "executor sees the successor's tools"),
@@ -128,7 +129,7 @@ LOST_QUEUE = "L1 what a run dropped with its hand-closed event loop queued is ex
         ("graph", Violation("foreign-event", "the stream of r3 delivered 'r1:done' (r1 was dropped with its event "
          "loop)"), LOST_QUEUE),
         ("functional-buffered", Violation("exception", "generator is already running"), "S1 a buffered stream's "
-         "close() during another task's read fails"),
+         "close() during another task's read fails (as on the release)"),
         ("functional-awaitable", Violation("never-awaited", "x"), "S2 a from_awaitable() stream closed before its "
          "first read leaves its awaitable unawaited"),
         ("functional-awaitable", Violation("guard-leaked", "r0 closed after 0 pulls"), "S2 a resolved, unread "
@@ -430,7 +431,9 @@ def test_a_pull_the_caller_left_with_its_event_loop_raises_to_nobody() -> None:
 
 
 @pytest.mark.parametrize("wrapper", ["readfin", "readmap"])
-def test_a_second_reader_s_refusal_leaves_no_cycle_that_keeps_a_dropped_run_going(wrapper: str) -> None:
+def test_a_second_reader_s_refusal_leaves_no_cycle_that_keeps_a_dropped_run_going(
+    wrapper: str, caplog: pytest.LogCaptureFixture
+) -> None:
     """r0 is read by a second task through a wrapper (refused), read to its request and dropped: it ends then.
 
     Reference counting frees the dropped stream, so the answer r1 is admitted. Automatic collections are off, as
@@ -439,7 +442,10 @@ def test_a_second_reader_s_refusal_leaves_no_cycle_that_keeps_a_dropped_run_goin
     """
     gc.disable()
     try:
-        outcome = driver.observe_schedule("subworkflow", 4978, parse_ops(f"ask,{wrapper}:0,upto:0,drop:0,answer"))
+        # The refused read logs its failed clean-up with its traceback, as on the release: a captured record would
+        # keep r0's frames, and so its stream, alive (an application's log handler does not keep its records).
+        with caplog.at_level(logging.CRITICAL, logger="agent_framework"):
+            outcome = driver.observe_schedule("subworkflow", 4978, parse_ops(f"ask,{wrapper}:0,upto:0,drop:0,answer"))
     finally:
         gc.enable()
     assert outcome.observation["runs"][0]["errors"] == [
@@ -704,6 +710,8 @@ def test_the_status_a_run_lost_with_its_hand_closed_loop_left_is_l1_s_not_that_o
     assert [driver.member_of("agent", violation) for violation in status] in (
         [],
         ["L1 a run whose event loop was closed by hand keeps its status"],
+        # r1 closed as it began: it keeps the status it found, which the explorer may read as r1's (open either way)
+        ["G5 status stays IN_PROGRESS after a run stopped between supersteps with work left (as on the release)"],
     )
 
 
