@@ -288,7 +288,7 @@ async def run_after_break() -> str:
 
 
 # C's message (its superstep had completed) and D's buffered fan-in message stay as on the release, with the fix
-# too; whether to drop them when no request is pending is the draft's second decision (its sections C and D).
+# too; the draft sets out dropping them as an alternative (its rows C and D).
 OPEN = frozenset({"closed_queue", "closed_fan_in"})
 
 
