@@ -137,3 +137,33 @@ async def test_closing_an_unread_stream_leaves_a_generator_another_consumer_is_r
 
     gate.set()
     assert await asyncio.wait_for(other, TIMEOUT) == 2
+
+
+async def test_a_read_that_fails_on_its_own_while_another_task_closes_the_stream_raises_its_error() -> None:
+    """A transform of the read in progress fails while ``close()`` awaits the source's clean-up: the reader sees it."""
+    unwinding, finish, in_transform, fail = asyncio.Event(), asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def updates() -> AsyncIterator[int]:
+        try:
+            yield 1
+            yield 2
+        finally:
+            unwinding.set()
+            await finish.wait()
+
+    async def transform(update: int) -> int:
+        in_transform.set()
+        await fail.wait()
+        raise RuntimeError("transform failed")
+
+    stream: ResponseStream[int, Any] = ResponseStream(updates(), transform_hooks=[transform])
+    reader = asyncio.ensure_future(stream.__anext__())
+    await asyncio.wait_for(in_transform.wait(), TIMEOUT)
+    closing = asyncio.ensure_future(stream.close())
+    await asyncio.wait_for(unwinding.wait(), TIMEOUT)
+    fail.set()
+    (read,) = await asyncio.wait_for(asyncio.gather(reader, return_exceptions=True), TIMEOUT)
+    finish.set()
+    await asyncio.wait_for(asyncio.gather(closing, return_exceptions=True), TIMEOUT)
+
+    assert isinstance(read, RuntimeError) and str(read) == "transform failed", f"the reader got {read!r}"
