@@ -3,13 +3,16 @@
 import asyncio
 from typing import Any
 
-from agent_framework import RunContext, workflow
+from agent_framework import ResponseStream, RunContext, workflow
 
 TIMEOUT = 10.0
 
 
-async def test_a_users_cleanup_hook_runs_when_another_task_closes_the_response_during_a_read() -> None:
-    entered, go = asyncio.Event(), asyncio.Event()
+async def _response_in_its_read(
+    go: asyncio.Event,
+) -> tuple[ResponseStream[Any, Any], "asyncio.Future[Any]"]:
+    """A streaming response of an agent whose workflow waits for ``go``, and its first read, inside the workflow."""
+    entered = asyncio.Event()
 
     @workflow
     async def gated(message: Any, ctx: RunContext) -> str:
@@ -17,11 +20,16 @@ async def test_a_users_cleanup_hook_runs_when_another_task_closes_the_response_d
         await go.wait()
         return "done"
 
-    agent = gated.build().as_agent()
-    response = agent.run("hello", stream=True)
-    response.with_cleanup_hook(go.set)  # the user's hook is what lets the workflow finish
+    response = gated.build().as_agent().run("hello", stream=True)
     reader = asyncio.ensure_future(asyncio.wait_for(anext(aiter(response)), TIMEOUT))
     await asyncio.wait_for(entered.wait(), TIMEOUT)
+    return response, reader
+
+
+async def test_a_users_cleanup_hook_runs_when_another_task_closes_the_response_during_a_read() -> None:
+    go = asyncio.Event()
+    response, reader = await _response_in_its_read(go)
+    response.with_cleanup_hook(go.set)  # the user's hook is what lets the workflow finish
     await asyncio.wait_for(asyncio.gather(response.close(), return_exceptions=True), TIMEOUT)
 
     assert go.is_set(), "the user's cleanup hook did not run"
@@ -29,20 +37,10 @@ async def test_a_users_cleanup_hook_runs_when_another_task_closes_the_response_d
 
 
 async def test_a_users_cleanup_hook_runs_after_a_second_reader_was_refused() -> None:
-    entered, go = asyncio.Event(), asyncio.Event()
+    go = asyncio.Event()
     ran: list[str] = []
-
-    @workflow
-    async def gated(message: Any, ctx: RunContext) -> str:
-        entered.set()
-        await go.wait()
-        return "done"
-
-    agent = gated.build().as_agent()
-    response = agent.run("hello", stream=True)
+    response, reader = await _response_in_its_read(go)
     response.with_cleanup_hook(lambda: ran.append("user hook"))
-    reader = asyncio.ensure_future(asyncio.wait_for(anext(aiter(response)), TIMEOUT))
-    await asyncio.wait_for(entered.wait(), TIMEOUT)
     await asyncio.wait_for(asyncio.gather(anext(aiter(response)), return_exceptions=True), TIMEOUT)  # refused
     go.set()
     assert (await reader).text == "done"
