@@ -84,8 +84,9 @@ def session_pythons(argv: Sequence[str] = tuple(sys.argv)) -> list[str]:
     except RunguardError as error:
         print(error_line(error), file=sys.stderr)  # noqa: T201 (the one line is the interface)
         raise SystemExit(2) from None
-    for note in notes if not os.environ.get(REPORTED_ELSEWHERE) else ():
-        print(note, file=sys.stderr)  # noqa: T201
+    if not os.environ.get(REPORTED_ELSEWHERE):  # the other process of run.py's main job prints them
+        for note in notes:
+            print(note, file=sys.stderr)  # noqa: T201
     links = link_directory(discovery, cache_dir() / "pythons")
     os.environ["PATH"] = f"{links}{os.pathsep}{os.environ.get('PATH', '')}"
     return discovery.versions()

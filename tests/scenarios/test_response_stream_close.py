@@ -29,7 +29,7 @@ import pytest
 from agent_framework import ResponseStream
 
 TIMEOUT = 5.0
-# A close() refused during a read runs the cleanup hooks at once, as on the release (Stream 3, an open member).
+# A close() refused during a read runs the cleanup hooks at once, as on the release (Functional 1 and Stream 1, open).
 AWAITS_ITS_ISSUE = pytest.mark.xfail(
     strict=True,
     reason="a close() or a second read refused during a read runs the cleanup hooks at once, as on the release: "
