@@ -31,17 +31,42 @@ class Check:
 NOT_CHECKED = "not checked by a tool: the submitter confirms it before ticking"
 
 
+def _by_item(checks: list[Check]) -> dict[Item, list[Check]]:
+    """Each item's checks, in the template's order; an item no tool checks gets :data:`NOT_CHECKED`."""
+    return {
+        item: [check for check in checks if check.item is item] or [Check(item, NOT_CHECKED, None)] for item in Item
+    }
+
+
 def render_checklist(checks: list[Check]) -> str:
-    """Every item, ticked when it has checks and all of them ran and passed, with its checks listed under it."""
+    """Every item, ticked when all its checks ran and passed, with the checks that ran listed under it.
+
+    The PR body is for upstream's maintainers: what was not run, and how to run it, is the submitter's list
+    (:func:`render_before_sending`).
+    """
     lines: list[str] = []
-    for item in Item:
-        mine = [check for check in checks if check.item is item] or [Check(item, NOT_CHECKED, None)]
+    for item, mine in _by_item(checks).items():
         ticked = all(check.passed is True for check in mine)
         lines.append(f"- [{'x' if ticked else ' '}] {item.value}")
-        for check in mine:
-            mark = {True: "passed", False: "FAILED", None: "not run"}[check.passed]
-            lines.append(f"  - {mark}: {check.text}")
+        ran = [check for check in mine if check.passed is not None]
+        lines += [f"  - {'passed' if check.passed else 'FAILED'}: {check.text}" for check in ran]
     return "\n".join(lines)
+
+
+def render_before_sending(checks: list[Check]) -> str:
+    """The submitter's list: each checklist item left unticked, with what is still to run or confirm for it."""
+    lines = [
+        "# Before sending",
+        "",
+        "The PR body's checklist ticks an item only where every check for it ran and passed. Run or confirm these,",
+        "then tick the item in `body.md`:",
+        "",
+    ]
+    for item, mine in _by_item(checks).items():
+        if open_ones := [check for check in mine if check.passed is not True]:
+            lines.append(f"- [ ] {item.value}")
+            lines += [f"  - {'FAILED' if check.passed is False else 'not run'}: {check.text}" for check in open_ones]
+    return "\n".join(lines) + "\n"
 
 
 def passed_checks(checks: list[Check]) -> list[str]:

@@ -19,7 +19,7 @@ from scripts.series.git import run_git
 from scripts.series.listing import Series
 from scripts.series.patch import RUNGUARD_TRAILERS, Patch
 from scripts.series.repro import read_reproduction
-from scripts.ship.checklist import Check
+from scripts.ship.checklist import Check, render_before_sending
 from scripts.ship.issues import issue_draft
 from scripts.ship.prbody import IMPACT, ISSUES_DIR, REVIEW_FOCUS, pr_body, pr_title
 from scripts.ship.rangediff import RECORD_DIR, previous_series, range_diffs, record_export
@@ -140,6 +140,7 @@ def export_series(  # noqa: PLR0913 (the export's inputs: the series, where, the
                 repros = [read_reproduction(series.repro_dir, slug) for slug in patch.issue_drafts]
                 titles = {repro.slug: repro.title for repro in repros}
                 (folder / "body.md").write_text(pr_body(patch, dependencies, checks.get(patch.name, []), titles))
+                (folder / "before-sending.md").write_text(render_before_sending(checks.get(patch.name, [])))
                 (folder / patch.name).write_text(upstream_mbox(patch, author))
                 if patch.name in diffs:
                     (folder / "range-diff.txt").write_text(diffs[patch.name])

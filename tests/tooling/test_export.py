@@ -11,7 +11,7 @@ import pytest
 from scripts.series.errors import RunguardError
 from scripts.series.listing import read_series
 from scripts.series.repro import read_reproduction
-from scripts.ship.checklist import Check, Item, render_checklist
+from scripts.ship.checklist import Check, Item, render_before_sending, render_checklist
 from scripts.ship.evidence import new_test_check
 from scripts.ship.export import check_sources, export_series, submitter
 from scripts.validate.repro import ReproRecord, ReproRun
@@ -245,20 +245,29 @@ def test_changed_patch_gets_a_range_diff_until_the_series_changes_again(
         assert not (out / "0001-first" / "range-diff.txt").exists()
 
 
+CHECKS = [
+    Check(Item.BUILDS, "wheel", True),
+    Check(Item.BUILDS, "sdist (`python3 run.py -s wheel`)", None),
+    Check(Item.UNIT_TESTS, "new tests", True),
+    Check(Item.LINKED_ISSUE, "Fixes", False),
+]
+
+
 def test_item_is_ticked_only_when_every_check_ran_and_passed() -> None:
-    text = render_checklist(
-        [
-            Check(Item.BUILDS, "wheel", True),
-            Check(Item.BUILDS, "sdist", None),
-            Check(Item.UNIT_TESTS, "new tests", True),
-            Check(Item.LINKED_ISSUE, "Fixes", False),
-        ]
-    )
-    assert "- [ ] The core wheel and source distribution build successfully." in text
-    assert "  - not run: sdist" in text
-    assert "- [x] All unit tests pass" in text
+    text = render_checklist(CHECKS)
+    assert "- [ ] The core wheel and source distribution build successfully.\n  - passed: wheel\n" in text
+    assert "- [x] All unit tests pass, and I have added new tests where possible.\n  - passed: new tests\n" in text
     assert "  - FAILED: Fixes" in text
-    assert "- [ ] This is not a breaking change.\n  - not run: not checked by a tool" in text
+    assert text.endswith("- [ ] This is not a breaking change.")
+
+
+def test_the_pr_body_names_no_check_that_was_not_run_the_submitters_list_does() -> None:
+    body, todo = render_checklist(CHECKS), render_before_sending(CHECKS)
+    assert "sdist" not in body and "run.py" not in body and "not run" not in body
+    assert "- [ ] The core wheel and source distribution build successfully.\n  - not run: sdist" in todo
+    assert "  - FAILED: Fixes" in todo
+    assert "- [ ] This is not a breaking change.\n  - not run: not checked by a tool" in todo
+    assert "All unit tests pass" not in todo
 
 
 def test_a_patch_is_credited_only_with_the_tests_its_own_diff_adds(series: SeriesBuilder, patches: Path) -> None:
