@@ -190,8 +190,9 @@ def _index_markdown(rows: list[dict[str, str]], author: str | None) -> str:
     plan = [
         "# Submission plan",
         "",
-        "Send now, in this order, each a PR of its own that links its issue (post the issue draft first, where its"
-        " header says: CONTRIBUTING asks for a linked issue a maintainer marked ready-for-implementation):",
+        "Send in this order, each a PR of its own once a maintainer has marked its issue ready-for-implementation"
+        " (CONTRIBUTING asks for that): post the issue draft first, where its header says; the draft names the"
+        " choice the PR makes, and the PR changes before it is opened if the answer is another:",
         "",
     ]
     now = [row for row in rows if row["what to do"].startswith("send now")]
@@ -201,7 +202,10 @@ def _index_markdown(rows: list[dict[str, str]], author: str | None) -> str:
         if row["waits for"]:
             waiting.setdefault(row["waits for"], []).append(row)
     if waiting:
-        heading = "Wait for the maintainers' decision on the issue (post its draft first, where its header says):"
+        heading = (
+            "Wait for the maintainers' decision on the issue, which these PRs do not settle (post its draft first,"
+            " where its header says):"
+        )
         plan += ["", heading, ""]
         plan += [
             f"- issue `{slug}`: " + ", ".join(f"`{row['patch']}` ({row['title']})" for row in waiting[slug])

@@ -302,9 +302,10 @@ def test_the_index_opens_with_the_submission_plan(
 
     index = (tmp_path / "export" / "index.md").read_text()
     assert index.startswith(
-        "# Submission plan\n\nSend now, in this order, each a PR of its own that links its issue (post the issue draft"
-        " first, where its header says: CONTRIBUTING asks for a linked issue a maintainer marked"
-        " ready-for-implementation):\n\n1. `0002-second.patch`"
+        "# Submission plan\n\nSend in this order, each a PR of its own once a maintainer has marked its issue"
+        " ready-for-implementation (CONTRIBUTING asks for that): post the issue draft first, where its header says;"
+        " the draft names the choice the PR makes, and the PR changes before it is opened if the answer is"
+        " another:\n\n1. `0002-second.patch`"
     )
     assert "- issue `run-leak`: `0001-first.patch` (Python: first), `0003-third.patch` (Python: third)" in index
     assert [row["what to do"] for row in rows] == [
