@@ -9,11 +9,13 @@ import asyncio
 import gc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from agent_framework import (
     Executor,
     Message,
+    ResponseStream,
     Workflow,
     WorkflowBuilder,
     WorkflowContext,
@@ -79,6 +81,15 @@ async def _drop_mid_superstep(workflow: Workflow, ledger: Ledger, turn: Turn) ->
         if event.type == "executor_invoked":
             break
     await asyncio.wait_for(ledger.entry(turn.name).wait(), TIMEOUT)
+
+
+async def _read_into_its_handler(workflow: Workflow, ledger: Ledger, turn: Turn) -> ResponseStream[Any, Any]:
+    """Start a run and read its stream until its handler runs."""
+    stream = workflow.run(turn, stream=True)
+    while (await asyncio.wait_for(anext(stream), TIMEOUT)).type != "executor_invoked":
+        pass
+    await asyncio.wait_for(ledger.entry(turn.name).wait(), TIMEOUT)
+    return stream
 
 
 async def test_successor_write_survives_a_late_finalized_predecessor() -> None:
@@ -150,11 +161,7 @@ async def test_closed_run_is_cancelled_and_its_agent_takes_the_next_turn() -> No
 
 async def test_cancel_pending_requests_refuses_to_run_beside_a_live_run() -> None:
     workflow, ledger = _workflow()
-    stream = workflow.run(Turn("a"), stream=True)
-    events = aiter(stream)
-    while (await asyncio.wait_for(anext(events), TIMEOUT)).type != "executor_invoked":
-        pass
-    await asyncio.wait_for(ledger.entry("a").wait(), TIMEOUT)
+    events = aiter(await _read_into_its_handler(workflow, ledger, Turn("a")))
 
     refused = False
     try:
@@ -193,11 +200,7 @@ async def test_a_run_closed_at_its_request_leaves_no_run_in_progress() -> None:
 @AWAITS_ITS_ISSUE
 async def test_a_closed_runs_result_reports_the_status_it_ended_in() -> None:
     workflow, ledger = _workflow()
-    stream = workflow.run(Turn("a"), stream=True)
-    events = aiter(stream)
-    while (await asyncio.wait_for(anext(events), TIMEOUT)).type != "executor_invoked":
-        pass
-    await asyncio.wait_for(ledger.entry("a").wait(), TIMEOUT)
+    stream = await _read_into_its_handler(workflow, ledger, Turn("a"))
     await asyncio.wait_for(stream.close(), TIMEOUT)
     result = await asyncio.wait_for(stream.get_final_response(), TIMEOUT)
 
