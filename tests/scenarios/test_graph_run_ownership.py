@@ -230,7 +230,7 @@ class Slow(Executor):
 @pytest.mark.xfail(
     strict=True,
     reason="a second close() of a WorkflowAgent response while the first waits for the run returns at once, as on "
-    "the release: the hooks run once (open; see the open members)",
+    "the release: it leaves the source to the first close (open; see the open members)",
 )
 async def test_a_second_close_of_an_agent_response_returns_once_the_run_has_ended() -> None:
     slow = Slow()
