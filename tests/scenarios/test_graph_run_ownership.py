@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from agent_framework import (
     Executor,
-    InMemoryCheckpointStorage,
     Message,
     ResponseStream,
     Workflow,
@@ -207,93 +206,6 @@ async def test_a_closed_runs_result_reports_the_status_it_ended_in() -> None:
 
     assert workflow.status != WorkflowRunState.IN_PROGRESS
     assert result.get_final_state() == workflow.status
-
-
-class AskThenWait(Executor):
-    """Writes state, asks for approval, then waits in the same superstep until its run is cancelled."""
-
-    def __init__(self) -> None:
-        super().__init__(id="ask-then-wait")
-        self.asked = asyncio.Event()
-
-    @handler
-    async def ask(self, topic: str, ctx: WorkflowContext[str, str]) -> None:
-        ctx.set_state("topic", topic)
-        await ctx.request_info(topic, str, request_id="approval")
-        self.asked.set()
-        await asyncio.Event().wait()
-
-    @response_handler
-    async def answered(self, topic: str, answer: str, ctx: WorkflowContext[str, str]) -> None:
-        await ctx.yield_output(f"{answer}, state {ctx.get_state('topic')}")
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="which requests of an interrupted superstep stay pending is the decision of issue graph-abandoned-run "
-    "(as on the release, the request stays while the superstep's writes are discarded; see the open members)",
-)
-async def test_a_request_of_an_interrupted_superstep_is_not_answered_over_its_discarded_writes() -> None:
-    asker = AskThenWait()
-    workflow = WorkflowBuilder(start_executor=asker).build()
-    run = asyncio.ensure_future(workflow.run("budget"))
-    await asyncio.wait_for(asker.asked.wait(), TIMEOUT)
-    run.cancel()
-    await asyncio.gather(run, return_exceptions=True)
-
-    try:
-        answered = await asyncio.wait_for(workflow.run(responses={"approval": "yes"}), TIMEOUT)
-    except (RuntimeError, ValueError):
-        return  # the request went with its superstep: nothing answers it over the discarded state
-    assert answered.get_outputs() == ["yes, state budget"], "the answer ran over the discarded superstep's state"
-
-
-class Reviewer(Executor):
-    """Asks about each topic, keeping it in state; its checkpoint restore waits at a gate while one is set."""
-
-    def __init__(self) -> None:
-        super().__init__(id="reviewer")
-        self.restore_gate: asyncio.Event | None = None
-        self.restoring = asyncio.Event()
-
-    @handler
-    async def ask(self, topic: str, ctx: WorkflowContext[str, str]) -> None:
-        ctx.set_state("topic", topic)
-        await ctx.request_info(topic, str)
-
-    @response_handler
-    async def answered(self, topic: str, answer: str, ctx: WorkflowContext[str, str]) -> None:
-        await ctx.yield_output(f"{topic}: {answer}, state {ctx.get_state('topic')}")
-
-    async def on_checkpoint_restore(self, state: dict[str, Any]) -> None:
-        if self.restore_gate is not None:
-            self.restoring.set()
-            await self.restore_gate.wait()
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="a checkpoint restore cancelled half-way is not undone, as on the release (open; see the open members)",
-)
-async def test_a_checkpoint_restore_cancelled_half_way_leaves_one_checkpoints_requests_and_state() -> None:
-    reviewer = Reviewer()
-    workflow = WorkflowBuilder(start_executor=reviewer, checkpoint_storage=InMemoryCheckpointStorage()).build()
-    first = await asyncio.wait_for(workflow.run("q1"), TIMEOUT)
-    (first_request,) = first.get_request_info_events()
-    paused_at_q1 = workflow.get_last_checkpoint_id()
-    await asyncio.wait_for(workflow.run(responses={first_request.request_id: "done"}), TIMEOUT)
-    second = await asyncio.wait_for(workflow.run("q2"), TIMEOUT)
-    (second_request,) = second.get_request_info_events()
-
-    reviewer.restore_gate = asyncio.Event()
-    restoring = asyncio.ensure_future(workflow.run(checkpoint_id=paused_at_q1))
-    await asyncio.wait_for(reviewer.restoring.wait(), TIMEOUT)
-    restoring.cancel()
-    await asyncio.gather(restoring, return_exceptions=True)
-    reviewer.restore_gate = None
-
-    answered = await asyncio.wait_for(workflow.run(responses={second_request.request_id: "yes"}), TIMEOUT)
-    assert answered.get_outputs() == ["q2: yes, state q2"], "the answer ran over another checkpoint's state"
 
 
 class Slow(Executor):
